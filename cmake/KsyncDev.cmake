@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# Flags and helpers for ksync's own executables (tests, examples, benchmarks,
+# fuzzers). Nothing here touches global flags: every setting travels on the
+# ksync_dev_flags INTERFACE target, linked only by our own targets.
+include_guard(GLOBAL)
+include(GNUInstallDirs)
+
+add_library(ksync_dev_flags INTERFACE)
+target_compile_options(ksync_dev_flags INTERFACE -Wall -Wextra -Werror)
+target_compile_features(ksync_dev_flags INTERFACE c_std_11 cxx_std_17)
+
+if(KSYNC_SANITIZE STREQUAL "thread")
+  # TSan understands neither CK's inline assembly nor volatile accesses:
+  # switch the atomics layer to __atomic builtins.
+  target_compile_definitions(ksync_dev_flags INTERFACE KSYNC_ATOMIC_BUILTINS=1)
+  target_compile_options(ksync_dev_flags INTERFACE -fsanitize=thread -fno-omit-frame-pointer -g)
+  target_link_options(ksync_dev_flags INTERFACE -fsanitize=thread)
+elseif(KSYNC_SANITIZE)
+  target_compile_options(ksync_dev_flags INTERFACE -fsanitize=${KSYNC_SANITIZE}
+                         -fno-sanitize-recover=all -fno-omit-frame-pointer -g)
+  target_link_options(ksync_dev_flags INTERFACE -fsanitize=${KSYNC_SANITIZE})
+endif()
+
+# ksync_add_executable(NAME SOURCES ... [LIBS ...] [DEFINES ...])
+function(ksync_add_executable name)
+  cmake_parse_arguments(E "" "" "SOURCES;LIBS;DEFINES" ${ARGN})
+  add_executable(${name} ${E_SOURCES})
+  target_link_libraries(${name} PRIVATE ksync::ksync ksync_dev_flags ${E_LIBS})
+  if(E_DEFINES)
+    target_compile_definitions(${name} PRIVATE ${E_DEFINES})
+  endif()
+endfunction()
+
+# ksync_add_test(NAME SOURCES ... [LABELS ...] [LIBS ...] [DEFINES ...] [ARGS ...] [TIMEOUT s])
+# Labels in use: quick (every build), concurrent (also run under TSan),
+# stress (long runs, the `stress` target), model (spin), hygiene, bench.
+function(ksync_add_test name)
+  cmake_parse_arguments(T "" "TIMEOUT" "SOURCES;LABELS;LIBS;DEFINES;ARGS" ${ARGN})
+  ksync_add_executable(${name} SOURCES ${T_SOURCES} LIBS ${T_LIBS} DEFINES ${T_DEFINES})
+  add_test(NAME ${name} COMMAND ${name} ${T_ARGS})
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 300)
+  endif()
+  set_tests_properties(${name} PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT})
+endfunction()
+
+# Include every <dir>/*.cmake fragment: one per module, so that modules add
+# their targets without editing a shared list.
+macro(ksync_include_fragments dir)
+  file(GLOB _ksync_fragments CONFIGURE_DEPENDS "${dir}/*.cmake")
+  list(SORT _ksync_fragments)
+  foreach(_f IN LISTS _ksync_fragments)
+    include(${_f})
+  endforeach()
+endmacro()
