@@ -1,0 +1,442 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/**
+ * DOC: ksync/shrinker.h - a lockless shrinker registry (the kernel's 6.7 design)
+ *
+ * Programs that keep caches register *shrinkers*: a pair of callbacks that
+ * count the freeable objects of a cache and free some of them. Under memory
+ * pressure a reclaim thread calls ksync_shrink_slab(), which walks the
+ * registered shrinkers and asks each one to give back a share of its objects
+ * proportional to the pressure (@priority) and inversely proportional to the
+ * cost of recreating an object (@seeks). Work a shrinker could not do is
+ * carried over in nr_deferred counters.
+ *
+ * Memory groups (the kernel's memcg): a shrinker flagged
+ * %KSYNC_SHRINKER_MEMCG_AWARE keeps objects per group. Each group keeps, per
+ * node, a bitmap with one bit per shrinker id (set by
+ * ksync_set_shrinker_bit() when the shrinker gains objects in that group)
+ * and an nr_deferred counter per shrinker id. ksync_shrink_slab() on a group
+ * visits only the shrinkers whose bit is set.
+ *
+ * Concurrency (see lib/shrinker/shrinker.c for the proofs):
+ *  - walkers (ksync_shrink_slab(), ksync_set_shrinker_bit(), the debug
+ *    interface) take no lock shared with writers: they run inside an SRCU read
+ *    section of the registry and take a reference on each shrinker they call;
+ *  - writers (register, unregister, group create/destroy, growth of the
+ *    per-group maps) serialise among themselves on a mutex, never wait for a
+ *    grace period, and free memory through call_srcu;
+ *  - unregistering a shrinker waits only until the calls into *that* shrinker
+ *    have returned (its reference count reaches zero); walkers of other
+ *    shrinkers never delay it.
+ *
+ * Two shapes of the same API:
+ *  - 6.7 shape: ksync_shrinker_alloc() returns a shrinker owned by the
+ *    registry; fill in the callbacks, ksync_shrinker_register(), and finally
+ *    ksync_shrinker_free() (which unregisters it if needed).
+ *  - classic shape: the caller owns a &struct ksync_shrinker (static or
+ *    embedded); ksync_prealloc_shrinker() + ksync_register_shrinker_prepared(),
+ *    or ksync_register_shrinker(); ksync_unregister_shrinker() returns once no
+ *    callback can run any more, after which the caller may reuse or free the
+ *    structure; ksync_free_prealloced_shrinker() undoes a prealloc that was
+ *    never registered.
+ *
+ * State: everything lives in a &struct ksync_shrinker_registry. Tests create
+ * a fresh one with ksync_shrinker_registry_create() and tear it down with
+ * ksync_shrinker_registry_destroy(); API calls that take a registry accept
+ * NULL for the process-wide default registry (created on first use with
+ * ksync_shrinker_set_default_nr_nodes() nodes, 1 unless set).
+ *
+ * Errors are negative errno values, each reported once per call site with
+ * file and line through KSYNC_WARN (ksync_warn_count counts them).
+ */
+#ifndef KSYNC_SHRINKER_H
+#define KSYNC_SHRINKER_H
+
+#include <ksync/compiler.h>
+
+#include <stdbool.h>
+#include <stdint.h>
+
+KSYNC_EXTERN_C_BEGIN
+
+struct ksync_shrinker_registry;
+struct ksync_shrinker_group;
+struct ksync_shrinker_node;
+
+/** KSYNC_SHRINK_STOP - scan_objects() return: cannot make progress now, stop. */
+#define KSYNC_SHRINK_STOP (~0UL)
+/** KSYNC_SHRINK_EMPTY - count_objects() return: no objects at all (lets the group walk clear the bit). */
+#define KSYNC_SHRINK_EMPTY (~0UL - 1)
+/** KSYNC_DEFAULT_SEEKS - cost of recreating an object, as in the kernel. */
+#define KSYNC_DEFAULT_SEEKS 2
+/** KSYNC_SHRINK_BATCH - default objects per scan_objects() call. */
+#define KSYNC_SHRINK_BATCH 128
+/** KSYNC_DEF_PRIORITY - the lowest pressure: scan freeable >> 12. */
+#define KSYNC_DEF_PRIORITY 12
+/**
+ * KSYNC_SHRINKER_MAX_OBJECTS - the largest count_objects() value taken at face
+ * value; larger ones (other than %KSYNC_SHRINK_EMPTY) are reported and read as 0.
+ */
+#define KSYNC_SHRINKER_MAX_OBJECTS (~0UL >> 2)
+/** KSYNC_SHRINKER_MAX_NODES - most nodes a registry may have. */
+#define KSYNC_SHRINKER_MAX_NODES 64
+
+/* Flags of &struct ksync_shrinker. */
+/** KSYNC_SHRINKER_NUMA_AWARE - called once per node; otherwise always with nid 0. */
+#define KSYNC_SHRINKER_NUMA_AWARE (1U << 2)
+/** KSYNC_SHRINKER_MEMCG_AWARE - keeps objects per memory group (gets an id and group bits). */
+#define KSYNC_SHRINKER_MEMCG_AWARE (1U << 3)
+/** KSYNC_SHRINKER_NONSLAB - accepted for source compatibility; no effect. */
+#define KSYNC_SHRINKER_NONSLAB (1U << 4)
+#define KSYNC_SHRINKER_USER_FLAGS                                              \
+	(KSYNC_SHRINKER_NUMA_AWARE | KSYNC_SHRINKER_MEMCG_AWARE | KSYNC_SHRINKER_NONSLAB)
+
+/**
+ * struct ksync_shrink_control - what a callback is asked to do.
+ * @nid: node being shrunk (0 unless the shrinker is NUMA aware)
+ * @nr_to_scan: objects scan_objects() should look at
+ * @nr_scanned: objects it did look at; preset to @nr_to_scan, a callback
+ *              may lower it (a value above @nr_to_scan is clamped)
+ * @group: memory group being shrunk, NULL for the global walk
+ */
+struct ksync_shrink_control {
+	int nid;
+	unsigned long nr_to_scan;
+	unsigned long nr_scanned;
+	struct ksync_shrinker_group *group;
+};
+
+/**
+ * struct ksync_shrinker - a cache's callbacks and tuning.
+ * @count_objects: return the number of freeable objects, 0 for "none now" or
+ *                 %KSYNC_SHRINK_EMPTY for "none at all"
+ * @scan_objects: free up to sc->nr_to_scan objects; return how many were
+ *                freed, or %KSYNC_SHRINK_STOP
+ * @batch: objects per scan_objects() call, 0 for %KSYNC_SHRINK_BATCH
+ * @seeks: cost of recreating an object; 0 means "free half of what you can"
+ * @flags: %KSYNC_SHRINKER_NUMA_AWARE, %KSYNC_SHRINKER_MEMCG_AWARE
+ * @private_data: for the owner
+ * @id: shrinker id (memcg-aware shrinkers, once registered), else -1
+ * @node: registry bookkeeping; NULL while not prepared/registered. Do not touch.
+ *
+ * Callbacks run concurrently with each other (several reclaim threads), may
+ * block, may call ksync_set_shrinker_bit() and may register or unregister
+ * *other* shrinkers; they must not unregister their own shrinker nor call
+ * ksync_shrink_slab() or ksync_synchronize_shrinkers() (reported: -EDEADLK).
+ */
+struct ksync_shrinker {
+	unsigned long (*count_objects)(struct ksync_shrinker *s, struct ksync_shrink_control *sc);
+	unsigned long (*scan_objects)(struct ksync_shrinker *s, struct ksync_shrink_control *sc);
+	long batch;
+	int seeks;
+	unsigned flags;
+	void *private_data;
+	int id;
+	struct ksync_shrinker_node *node;
+};
+
+/* ------------------------------------------------------------------------ */
+/* Registries                                                               */
+
+/**
+ * ksync_shrinker_registry_create() - a fresh, empty registry.
+ * @nr_nodes: nodes (1..%KSYNC_SHRINKER_MAX_NODES)
+ *
+ * Return: the registry, or NULL (bad @nr_nodes, reported; or out of memory).
+ */
+struct ksync_shrinker_registry *ksync_shrinker_registry_create(int nr_nodes);
+
+/**
+ * ksync_shrinker_registry_destroy() - tear down a registry.
+ * @reg: a registry from ksync_shrinker_registry_create()
+ *
+ * Every shrinker must be unregistered and every group destroyed first; if
+ * not, that is reported and the registry is leaked rather than freed under
+ * its users. Waits for pending call_srcu frees. Return: 0 or -EBUSY.
+ */
+int ksync_shrinker_registry_destroy(struct ksync_shrinker_registry *reg);
+
+/**
+ * ksync_shrinker_registry_default() - the process-wide registry (created on first use).
+ */
+struct ksync_shrinker_registry *ksync_shrinker_registry_default(void);
+
+/**
+ * ksync_shrinker_set_default_nr_nodes() - node count of the default registry.
+ * @nr_nodes: 1..%KSYNC_SHRINKER_MAX_NODES
+ *
+ * Return: 0, or -EBUSY once the default registry exists, -EINVAL for a bad count.
+ */
+int ksync_shrinker_set_default_nr_nodes(int nr_nodes);
+
+/** ksync_shrinker_registry_nr_nodes() - number of nodes of @reg (NULL: default). */
+int ksync_shrinker_registry_nr_nodes(struct ksync_shrinker_registry *reg);
+
+/**
+ * ksync_shrinker_nr_max() - current size of every group's shrinker maps
+ * (map_nr_max); ids below it can be set. @reg: registry (NULL: default).
+ */
+int ksync_shrinker_nr_max(struct ksync_shrinker_registry *reg);
+
+/* ------------------------------------------------------------------------ */
+/* 6.7 shape                                                                */
+
+/**
+ * ksync_shrinker_alloc() - allocate a shrinker owned by @reg.
+ * @reg: registry, NULL for the default one
+ * @flags: KSYNC_SHRINKER_* flags
+ * @fmt: printf format of the shrinker's name (for the debug interface)
+ *
+ * For a memcg-aware shrinker this allocates its id (lowest free) and grows
+ * every group's maps if the id is new. Fill in the callbacks, then call
+ * ksync_shrinker_register(). Return: the shrinker, or NULL.
+ */
+struct ksync_shrinker *ksync_shrinker_alloc(struct ksync_shrinker_registry *reg, unsigned flags,
+					    const char *fmt, ...)
+	__attribute__((__format__(__printf__, 3, 4)));
+
+/**
+ * ksync_shrinker_register() - make an allocated shrinker visible to walkers.
+ * @s: from ksync_shrinker_alloc()
+ *
+ * Ordering: the callbacks and fields written before the call are visible to
+ * every walker that calls them (release/acquire through the list and id map).
+ * Return: 0; -EBUSY if already registered (reported), -EINVAL for a foreign
+ * or unprepared shrinker or one without callbacks (reported).
+ */
+int ksync_shrinker_register(struct ksync_shrinker *s);
+
+/**
+ * ksync_shrinker_free() - unregister (if registered) and free @s.
+ * @s: from ksync_shrinker_alloc(), or NULL (no-op)
+ *
+ * Waits only until the callbacks of @s that are running return; no callback
+ * of @s starts after that. Never waits for a grace period: the memory is
+ * freed by call_srcu. Must not be called from a callback of @s (reported,
+ * -EDEADLK, nothing freed). Return: 0 or a negative errno.
+ */
+int ksync_shrinker_free(struct ksync_shrinker *s);
+
+/* ------------------------------------------------------------------------ */
+/* classic shape (caller-owned struct ksync_shrinker)                       */
+
+/**
+ * ksync_prealloc_shrinker() - prepare the caller-owned @s for registration.
+ * @reg: registry, NULL for the default one
+ * @s: the shrinker, callbacks filled in, @s->node NULL
+ * @fmt: printf format of its name
+ *
+ * Return: 0; -EBUSY if @s is already prepared or registered (reported);
+ * -ENOMEM.
+ */
+int ksync_prealloc_shrinker(struct ksync_shrinker_registry *reg, struct ksync_shrinker *s,
+			    const char *fmt, ...) __attribute__((__format__(__printf__, 3, 4)));
+
+/** ksync_register_shrinker_prepared() - publish a prealloc'ed @s. Return: as ksync_shrinker_register(). */
+int ksync_register_shrinker_prepared(struct ksync_shrinker *s);
+
+/** ksync_free_prealloced_shrinker() - undo ksync_prealloc_shrinker() of a never-registered @s. */
+void ksync_free_prealloced_shrinker(struct ksync_shrinker *s);
+
+/**
+ * ksync_register_shrinker() - prealloc + register in one call.
+ * Return: 0 or a negative errno (see the two calls).
+ */
+int ksync_register_shrinker(struct ksync_shrinker_registry *reg, struct ksync_shrinker *s,
+			    const char *fmt, ...) __attribute__((__format__(__printf__, 3, 4)));
+
+/**
+ * ksync_unregister_shrinker() - unpublish the caller-owned @s.
+ * @s: a registered shrinker
+ *
+ * On return no callback of @s runs or will run, and @s (the caller's memory)
+ * is no longer referenced by the registry: it may be freed or registered
+ * again. Waits only for calls into @s. Return: 0; -ENOENT if @s is not
+ * registered, -EINVAL if it is foreign (not prepared by this API),
+ * -EDEADLK from @s's own callback, -EBUSY while another thread unregisters
+ * it (all reported).
+ */
+int ksync_unregister_shrinker(struct ksync_shrinker *s);
+
+/* ------------------------------------------------------------------------ */
+/* Memory groups                                                            */
+
+/**
+ * ksync_shrinker_group_create() - a new memory group.
+ * @reg: registry (NULL: default)
+ * @parent: the group that inherits this one's deferred work when it goes
+ *          away; NULL for a top-level group (its deferred work then moves to
+ *          the registry's orphan counter, see ksync_shrinker_deferred_total())
+ *
+ * Return: the group or NULL.
+ */
+struct ksync_shrinker_group *ksync_shrinker_group_create(struct ksync_shrinker_registry *reg,
+							 struct ksync_shrinker_group *parent);
+
+/**
+ * ksync_shrinker_group_destroy() - take a group away.
+ * @g: the group; its children must be destroyed first (-EBUSY otherwise)
+ *
+ * Waits until walks running in @g (ksync_shrink_slab() on @g) have finished,
+ * moves every nr_deferred counter of @g into @g's parent, and frees @g's
+ * maps through call_srcu. Return: 0 or a negative errno (reported).
+ */
+int ksync_shrinker_group_destroy(struct ksync_shrinker_group *g);
+
+/** ksync_shrinker_group_id() - a small integer naming @g (for messages). */
+int ksync_shrinker_group_id(const struct ksync_shrinker_group *g);
+
+/**
+ * ksync_set_shrinker_bit() - note that shrinker @id has objects in @g on @nid.
+ * @g: the group (NULL: no-op, as the kernel's root)
+ * @nid: the node
+ * @id: the shrinker's id
+ *
+ * Lock-free. Call it after making the objects visible: a full barrier
+ * (label S1, pairs with W1 in the group walk) orders them before the bit, so
+ * a walker that clears the bit on %KSYNC_SHRINK_EMPTY and counts again sees
+ * them. Return: 0; -EINVAL (reported once, nothing written) for @id at or
+ * beyond the map (ksync_shrinker_nr_max()) or a bad @nid.
+ */
+int ksync_set_shrinker_bit(struct ksync_shrinker_group *g, int nid, int id);
+
+/* ------------------------------------------------------------------------ */
+/* Reclaim                                                                  */
+
+/**
+ * ksync_shrink_slab() - ask shrinkers to give back objects.
+ * @reg: registry (NULL: default); ignored when @group is set
+ * @nid: node
+ * @group: NULL for the global walk (every registered shrinker), else the
+ *         group walk (memcg-aware shrinkers whose bit is set in @group)
+ * @priority: 0 (most pressure) .. %KSYNC_DEF_PRIORITY (least)
+ *
+ * Lock-free: no lock shared with writers; a pending writer makes a group walk
+ * leave and re-enter its SRCU section at the next id. Return: objects freed
+ * (0 and a report when called from a shrinker callback, or for a bad @nid).
+ */
+unsigned long ksync_shrink_slab(struct ksync_shrinker_registry *reg, int nid,
+				struct ksync_shrinker_group *group, int priority);
+
+/**
+ * ksync_synchronize_shrinkers() - wait until every walk that was running has finished.
+ * @reg: registry (NULL: default)
+ *
+ * For owners that change what their callbacks see and must know that no walk
+ * still uses the old state. Waits for an SRCU grace period of @reg; must not
+ * be called from a callback (-EDEADLK, reported). Return: 0 or -EDEADLK.
+ */
+int ksync_synchronize_shrinkers(struct ksync_shrinker_registry *reg);
+
+/* ------------------------------------------------------------------------ */
+/* Debug interface (the kernel's debugfs count/scan files), lock-free        */
+
+/**
+ * ksync_shrinker_debug_count() - count_objects() of @s on @nid in @group.
+ * @s: a registered shrinker
+ * @group: NULL for the global view
+ * @nid: node
+ *
+ * Return: the count (%KSYNC_SHRINK_EMPTY read as 0), or a negative errno
+ * (-ENOENT when @s is not, or no longer, registered).
+ */
+long ksync_shrinker_debug_count(struct ksync_shrinker *s, struct ksync_shrinker_group *group,
+				int nid);
+
+/**
+ * ksync_shrinker_debug_scan() - one scan_objects() call of @nr_to_scan on @s.
+ * Return: objects freed, or a negative errno as ksync_shrinker_debug_count().
+ */
+long ksync_shrinker_debug_scan(struct ksync_shrinker *s, struct ksync_shrinker_group *group,
+			       int nid, unsigned long nr_to_scan);
+
+/**
+ * ksync_shrinker_debug_show() - print "<name> <id>" then one line per group
+ * with a non-zero count: "<group> <count on node 0> <node 1> ...".
+ * @s: a registered shrinker
+ * @out: the stream
+ *
+ * Return: lines written (0 or more), or a negative errno.
+ */
+int ksync_shrinker_debug_show(struct ksync_shrinker *s, FILE *out);
+
+/** ksync_shrinker_name() - the name given at allocation ("" if none). */
+const char *ksync_shrinker_name(const struct ksync_shrinker *s);
+
+/**
+ * ksync_shrinker_deferred() - nr_deferred of @s for @group (NULL: global) on @nid.
+ * Return: the value, or a negative errno.
+ */
+long ksync_shrinker_deferred(struct ksync_shrinker *s, struct ksync_shrinker_group *group, int nid);
+
+/**
+ * ksync_shrinker_add_deferred() - add @nr to that counter (tests, owners that
+ * account work they refused elsewhere). Return: 0 or a negative errno.
+ */
+int ksync_shrinker_add_deferred(struct ksync_shrinker *s, struct ksync_shrinker_group *group,
+				int nid, long nr);
+
+/**
+ * struct ksync_shrinker_deferred_total - the nr_deferred ledger of a registry.
+ * @in_groups: sum of every live group's counters (all ids, all nodes)
+ * @in_shrinkers: sum of the global counters of registered shrinkers
+ * @orphaned: work moved out of top-level groups that went away
+ * @retired: work dropped because its shrinker was unregistered
+ */
+struct ksync_shrinker_deferred_total {
+	long in_groups;
+	long in_shrinkers;
+	long orphaned;
+	long retired;
+};
+
+/**
+ * ksync_shrinker_deferred_total() - read the ledger (takes the writers' mutex,
+ * so the figures are consistent with respect to growth, reparenting and
+ * unregister, though walks may still move work).
+ */
+void ksync_shrinker_deferred_total(struct ksync_shrinker_registry *reg,
+				   struct ksync_shrinker_deferred_total *out);
+
+/* ------------------------------------------------------------------------ */
+/* Deterministic-yield hook (for fuzzers and model tests)                   */
+
+/**
+ * enum ksync_shrinker_yield_point - where the hook is called.
+ * @KSYNC_SHRINKER_YP_BEFORE_GET: walker found a shrinker, before taking a reference
+ * @KSYNC_SHRINKER_YP_AFTER_GET: walker holds the reference, before calling into it
+ * @KSYNC_SHRINKER_YP_BEFORE_PUT: walker returned from the callbacks, before dropping it
+ * @KSYNC_SHRINKER_YP_BETWEEN_IDS: group walk, between two ids (after the writer check)
+ * @KSYNC_SHRINKER_YP_EMPTY_CLEARED: group walk cleared a bit on SHRINK_EMPTY, before the recount
+ * @KSYNC_SHRINKER_YP_UNREG_BEFORE_WAIT: unregister dropped the initial reference
+ * @KSYNC_SHRINKER_YP_UNREG_AFTER_WAIT: no call into the shrinker remains
+ * @KSYNC_SHRINKER_YP_BEFORE_FREE: unlinked, before call_srcu of its memory
+ * @KSYNC_SHRINKER_YP_GROW_PUBLISHED: a writer published grown maps, before the old ones are queued for freeing
+ * @KSYNC_SHRINKER_YP_GROUP_BEFORE_WAIT: group destroy unlinked the group, before waiting for its walks
+ */
+enum ksync_shrinker_yield_point {
+	KSYNC_SHRINKER_YP_BEFORE_GET,
+	KSYNC_SHRINKER_YP_AFTER_GET,
+	KSYNC_SHRINKER_YP_BEFORE_PUT,
+	KSYNC_SHRINKER_YP_BETWEEN_IDS,
+	KSYNC_SHRINKER_YP_EMPTY_CLEARED,
+	KSYNC_SHRINKER_YP_UNREG_BEFORE_WAIT,
+	KSYNC_SHRINKER_YP_UNREG_AFTER_WAIT,
+	KSYNC_SHRINKER_YP_BEFORE_FREE,
+	KSYNC_SHRINKER_YP_GROW_PUBLISHED,
+	KSYNC_SHRINKER_YP_GROUP_BEFORE_WAIT,
+	KSYNC_SHRINKER_YP_NR
+};
+
+/**
+ * ksync_shrinker_set_yield_hook() - install @hook (NULL removes it), process-wide.
+ * @hook: called as hook(point, arg) at each &enum ksync_shrinker_yield_point;
+ *        it may sleep or yield but must not call into the registry
+ * @arg: passed through
+ *
+ * Costs one relaxed load per point when no hook is installed.
+ */
+void ksync_shrinker_set_yield_hook(void (*hook)(int point, void *arg), void *arg);
+
+KSYNC_EXTERN_C_END
+
+#endif /* KSYNC_SHRINKER_H */
