@@ -17,6 +17,7 @@
 
 #define KSYNC_KERNEL_H_INSIDE 1
 #include <ksync/impl/kernel_base.h>
+#include <ksync/impl/kernel_shrinker.h>
 #undef KSYNC_KERNEL_H_INSIDE
 
 #endif /* KSYNC_KERNEL_H */
