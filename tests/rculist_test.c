@@ -311,6 +311,41 @@ KTEST(hlist_model_random)
 	KCHECK(1);
 }
 
+/* The traversal condition: checked once per walk in KSYNC_DEBUG builds, never evaluated otherwise. */
+KTEST(rculist_debug_condition)
+{
+	KSYNC_LIST_HEAD(head);
+	struct ksync_hlist_head h = KSYNC_HLIST_HEAD_INIT;
+	struct item *pos, *it = item_new(1);
+	struct ksync_srcu_struct dss;
+	int evaluated = 0, visits = 0;
+	unsigned long before = __atomic_load_n(&ksync_warn_count, __ATOMIC_RELAXED);
+
+	KASSERT(ksync_init_srcu_struct(&dss) == 0);
+	ksync_list_add_rcu(&it->link, &head);
+	ksync_hlist_add_head_rcu(&it->hnode, &h);
+	/* Not inside a read section of dss: the condition is false. */
+	ksync_list_for_each_entry_srcu(pos, &head, link,
+				       (evaluated++, ksync_srcu_read_lock_held(&dss))) visits++;
+	ksync_hlist_for_each_entry_srcu(pos, &h, hnode,
+					(evaluated++, ksync_srcu_read_lock_held(&dss))) visits++;
+	ksync_list_for_each_entry_rcu(pos, &head, link) visits++; /* no condition: no check */
+	ksync_hlist_for_each_entry_rcu(pos, &h, hnode) visits++;
+	int idx = ksync_srcu_read_lock(&dss);
+	ksync_list_for_each_entry_srcu(pos, &head, link, ksync_srcu_read_lock_held(&dss)) visits++;
+	ksync_srcu_read_unlock(&dss, idx);
+	KCHECK_EQ(visits, 5);
+#if KSYNC_DEBUG_ENABLED
+	KCHECK_EQ(evaluated, 2);
+	KCHECK_EQ(__atomic_load_n(&ksync_warn_count, __ATOMIC_RELAXED), before + 2);
+#else
+	KCHECK_EQ(evaluated, 0);
+	KCHECK_EQ(__atomic_load_n(&ksync_warn_count, __ATOMIC_RELAXED), before);
+#endif
+	free(it);
+	ksync_cleanup_srcu_struct(&dss);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Readers walking while a writer adds, deletes, replaces and splices       */
 
