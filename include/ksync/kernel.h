@@ -18,6 +18,7 @@
 #define KSYNC_KERNEL_H_INSIDE 1
 #include <ksync/impl/kernel_base.h>
 #include <ksync/impl/kernel_shrinker.h>
+#include <ksync/impl/kernel_srcu.h>
 #include <ksync/impl/kernel_ds.h>
 #undef KSYNC_KERNEL_H_INSIDE
 

@@ -1,0 +1,1040 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * ksync/impl/srcu_core.h - SRCU slow paths: slots, grace periods, callbacks.
+ * Included only by <ksync/srcu.h>. Every function is static: each translation
+ * unit carries a copy, and all state lives in the domain, in the slots reached
+ * from it, or in the few weak process-wide objects declared below.
+ *
+ * THEORY OF OPERATION
+ *
+ * Counters. Each domain has two indices. A reader reads the domain's current
+ * index i (ssp->idx & 1), adds one to lock[i] of its own slot, and at unlock
+ * adds one to unlock[i] of the slot of the thread that unlocks (the same
+ * thread for read_lock; srcu_down_read/up_read use the domain's shared slot
+ * with atomic RMWs). Counters only grow (unsigned long, wrap-safe equality).
+ * For an index i, L(i) and U(i) are the sums over all slots (live threads,
+ * the shared slot holding exited threads' folded counts).
+ *
+ * Scan of index i (ksync__srcu_drained): under ssp->lock (so no slot is
+ * folded or freed meanwhile), sum U(i) with acquire loads, barrier A, then sum
+ * L(i). Every unlock counted in U was preceded in its thread by its lock (and
+ * the reader orders its lock store before its unlock store: TSO store order,
+ * or barrier B in fenced mode), and A orders the two sums, so every counted
+ * unlock has its lock counted: counted-L >= counted-U, and equality means
+ * every counted lock has its unlock counted, i.e. no reader whose lock the
+ * scan saw is still inside index i.
+ *
+ * Readers the scans did not see. The grace period starts with M0, a full
+ * barrier on every thread of the process (membarrier(PRIVATE_EXPEDITED); in
+ * fenced mode the reader's own smp_mb B and the updater's smp_mb M0). Take a
+ * reader R and the point P at which M0's barrier hit R's thread (in fenced
+ * mode: R's barrier B against M0, the store-buffering pattern). If R's lock
+ * store precedes P, it is visible to every scan after M0, so R is waited for
+ * if it is still inside. Otherwise R's lock store, and so every access of R's
+ * section (after B), follows P, which follows everything the updater did
+ * before M0 (the removal of the object): R cannot obtain the old object.
+ * A reader that sees the index flipped by this grace period is in the second
+ * case too: the flip is stored after M0, so R's load of it follows P.
+ * Hence a grace period needs only M0 before its scans; no barrier is needed
+ * around the flip.
+ *
+ * Two waits. Readers seen by the scans may be on either index: a reader that
+ * loaded the index before the previous grace period's flip and stalled before
+ * its lock store (a straggler) counts on the index that is now inactive. So
+ * the grace period waits until the inactive index drains, flips the index,
+ * then waits until the formerly active index drains. New readers go to the new
+ * index and cannot hold off the second wait forever; stragglers are at most
+ * one per thread per flip. Without the first wait a straggler that entered
+ * before this grace period would be missed (the model's mutant shows it).
+ *
+ * End. M_end orders the scans, which saw the readers' unlock stores, before
+ * what the caller does next (frees): the reader's section accesses precede
+ * its unlock store (release C in fenced mode; on TSO a compiler barrier
+ * suffices because loads and stores are not reordered after later stores);
+ * elsewhere M_end is a membarrier that waits for each reader's pending loads.
+ *
+ * Barriers: B (reader, after lock) pairs with M0; C (reader, before unlock)
+ * pairs with the acquire sums and M_end; A (between the sums) pairs with the
+ * order of the reader's two stores (B or TSO).
+ *
+ * Sharing. gp_seq = 2 * completed + (1 while a grace period runs). A caller
+ * takes a cookie (the seq value at which a grace period that starts after its
+ * call will have ended), then under gp_mutex runs grace periods until gp_seq
+ * reaches the cookie: callers queued on the mutex behind a running grace
+ * period are served together by the next one.
+ */
+#ifndef KSYNC_SRCU_H_INSIDE
+#error "include <ksync/srcu.h>, not ksync/impl/srcu_core.h"
+#endif
+#ifndef KSYNC_IMPL_SRCU_CORE_H
+#define KSYNC_IMPL_SRCU_CORE_H
+
+#include <errno.h>
+#include <linux/membarrier.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#if !defined(__cplusplus) && !defined(__USE_MISC)
+/* Strict C11 hides syscall(); it is in every glibc and musl. */
+extern long syscall(long sysno, ...);
+#endif
+#if !defined(__cplusplus) && !defined(__USE_POSIX199309)
+extern int nanosleep(const struct timespec *req, struct timespec *rem);
+#endif
+
+/* Grace-period side on a TSO machine: the readers' stores are seen in order. */
+#if defined(CK_MD_TSO) && !defined(KSYNC_ATOMIC_BUILTINS)
+#define KSYNC__SRCU_TSO 1
+#else
+#define KSYNC__SRCU_TSO 0
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Process-wide objects: weak, one per process whatever the number of TUs.  */
+
+/* Protects the links between threads and domains, the list of domains, setup. */
+KSYNC_WEAK pthread_mutex_t ksync_srcu_global_lock = PTHREAD_MUTEX_INITIALIZER;
+KSYNC_WEAK struct ksync_list_head ksync_srcu_domains = { &ksync_srcu_domains,
+							 &ksync_srcu_domains };
+KSYNC_WEAK unsigned long ksync_srcu_id_counter;
+/* 0: not probed; 1: membarrier private expedited works; -1: it does not. */
+KSYNC_WEAK int ksync_srcu_membarrier_state;
+KSYNC_WEAK int ksync_srcu_proc_ready;
+KSYNC_WEAK pthread_key_t ksync_srcu_key;
+
+/* ------------------------------------------------------------------------ */
+/* Small helpers                                                            */
+
+static KSYNC_ALWAYS_INLINE struct ksync_srcu_slot *ksync__srcu_cached_slot(unsigned long id)
+{
+	struct ksync_srcu_thread *t = &ksync_srcu_self;
+
+	for (int i = 0; i < KSYNC_SRCU_TCACHE; i++)
+		if (t->ent[i].id == id)
+			return t->ent[i].slot;
+	return NULL;
+}
+
+static inline KSYNC_UNUSED bool ksync__srcu_seq_ge(unsigned long a, unsigned long b)
+{
+	return (long)(a - b) >= 0;
+}
+
+static KSYNC_UNUSED void ksync__srcu_membarrier_probe(void)
+{
+	/* Under ksync_srcu_global_lock. */
+	if (ksync_srcu_membarrier_state)
+		return;
+	long r = syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0);
+	ksync_srcu_membarrier_state = r == 0 ? 1 : -1;
+}
+
+/*
+ * The heavy barrier of membarrier mode: a full barrier on every running thread
+ * of the process. Should the syscall fail after a successful registration
+ * (it does not, short of a kernel bug), fall back to the global command,
+ * which is slower but needs no registration.
+ */
+static KSYNC_UNUSED void ksync__srcu_heavy_mb(unsigned long id)
+{
+	ksync_smp_mb();
+	if (!(id & 1)) {
+		if (syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)
+			(void)syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
+		ksync_smp_mb();
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* Thread exit, fork                                                        */
+
+static KSYNC_UNUSED void ksync__srcu_fold_slot(struct ksync_srcu_struct *ssp,
+					       struct ksync_srcu_slot *s)
+{
+	/* Under ssp->lock: scans see either the slot or its folded counts. */
+	for (int i = 0; i < 2; i++) {
+		ksync_ulong_add(&ssp->shared.lock[i], KSYNC_READ_ONCE(s->lock[i]));
+		ksync_ulong_add(&ssp->shared.unlock[i], KSYNC_READ_ONCE(s->unlock[i]));
+	}
+	ksync_list_del(&s->dnode);
+}
+
+/* pthread key destructor: fold and free every slot of the exiting thread. */
+static KSYNC_UNUSED void ksync__srcu_thread_exit(void *arg)
+{
+	struct ksync_srcu_thread *t = (struct ksync_srcu_thread *)arg;
+
+	pthread_mutex_lock(&ksync_srcu_global_lock);
+	struct ksync_srcu_slot *s = t->slots;
+	while (s) {
+		struct ksync_srcu_slot *next = s->tnext;
+		struct ksync_srcu_struct *ssp = s->ssp;
+		if (ssp) {
+			pthread_mutex_lock(&ssp->lock);
+			ksync__srcu_fold_slot(ssp, s);
+			pthread_mutex_unlock(&ssp->lock);
+		}
+		free(s);
+		s = next;
+	}
+	t->slots = NULL;
+	memset(t->ent, 0, sizeof(t->ent));
+	t->state = 2; /* later uses in this thread go to the shared slot */
+	pthread_mutex_unlock(&ksync_srcu_global_lock);
+}
+
+static KSYNC_UNUSED void ksync__srcu_atfork_prepare(void)
+{
+	pthread_mutex_lock(&ksync_srcu_global_lock);
+	struct ksync_list_head *pos;
+	ksync_list_for_each(pos, &ksync_srcu_domains) {
+		struct ksync_srcu_struct *ssp =
+			ksync_list_entry(pos, struct ksync_srcu_struct, dlink);
+		pthread_mutex_lock(&ssp->lock);
+		pthread_mutex_lock(&ssp->cb_lock);
+	}
+}
+
+static KSYNC_UNUSED void ksync__srcu_atfork_parent(void)
+{
+	struct ksync_list_head *pos;
+	ksync_list_for_each(pos, &ksync_srcu_domains) {
+		struct ksync_srcu_struct *ssp =
+			ksync_list_entry(pos, struct ksync_srcu_struct, dlink);
+		pthread_mutex_unlock(&ssp->cb_lock);
+		pthread_mutex_unlock(&ssp->lock);
+	}
+	pthread_mutex_unlock(&ksync_srcu_global_lock);
+}
+
+static KSYNC_UNUSED bool ksync__srcu_slot_is_mine(const struct ksync_srcu_slot *s)
+{
+	for (const struct ksync_srcu_slot *m = ksync_srcu_self.slots; m; m = m->tnext)
+		if (m == s)
+			return true;
+	return false;
+}
+
+/*
+ * In the child only the forking thread exists. Locks are re-created (they
+ * were held by this thread in prepare, or by threads that are gone: gp_mutex),
+ * the slots of vanished threads are folded (sums stay exact) and freed, the
+ * helper thread is forgotten (restarted on demand), an interrupted grace
+ * period is forgotten (gp_seq back to even: it will be run again), and
+ * membarrier is registered again (registration is per memory map).
+ */
+static KSYNC_UNUSED void ksync__srcu_atfork_child(void)
+{
+	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+	pthread_cond_t fresh_cond = PTHREAD_COND_INITIALIZER;
+	struct ksync_list_head *pos;
+
+	ksync_list_for_each(pos, &ksync_srcu_domains) {
+		struct ksync_srcu_struct *ssp =
+			ksync_list_entry(pos, struct ksync_srcu_struct, dlink);
+		struct ksync_list_head *sp, *sn;
+		ksync_list_for_each_safe(sp, sn, &ssp->slots) {
+			struct ksync_srcu_slot *s = ksync_list_entry(sp, struct ksync_srcu_slot, dnode);
+			if (!ksync__srcu_slot_is_mine(s)) {
+				ksync__srcu_fold_slot(ssp, s);
+				free(s);
+			}
+		}
+		memcpy(&ssp->lock, &fresh, sizeof(fresh));
+		memcpy(&ssp->cb_lock, &fresh, sizeof(fresh));
+		memcpy(&ssp->gp_mutex, &fresh, sizeof(fresh));
+		memcpy(&ssp->cb_wake, &fresh_cond, sizeof(fresh_cond));
+		memcpy(&ssp->cb_done, &fresh_cond, sizeof(fresh_cond));
+		if (ssp->gp_seq & 1)
+			ssp->gp_seq--;
+		ssp->gp_waiting = 0;
+		ssp->helper_state = 0;
+		ssp->helper_sleeping = 0;
+	}
+	memcpy(&ksync_srcu_global_lock, &fresh, sizeof(fresh));
+	if (ksync_srcu_membarrier_state == 1 &&
+	    syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0)
+		ksync_srcu_membarrier_state = -1; /* heavy_mb falls back to GLOBAL */
+}
+
+/* Under the global lock: the key and the fork handlers, once per process. */
+static KSYNC_UNUSED void ksync__srcu_proc_init(void)
+{
+	if (ksync_srcu_proc_ready)
+		return;
+	if (pthread_key_create(&ksync_srcu_key, ksync__srcu_thread_exit) != 0)
+		return; /* retried next time; slots of this thread then leak at exit */
+	pthread_atfork(ksync__srcu_atfork_prepare, ksync__srcu_atfork_parent,
+		       ksync__srcu_atfork_child);
+	ksync__srcu_membarrier_probe();
+	ksync_srcu_proc_ready = 1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Domain setup                                                             */
+
+/* Under the global lock: pick the mode, give the domain its id, list it. */
+static KSYNC_UNUSED void ksync__srcu_setup(struct ksync_srcu_struct *ssp)
+{
+	ksync__srcu_proc_init();
+	bool fenced = (ssp->flags & KSYNC_SRCU_FENCED) || ksync_srcu_membarrier_state != 1;
+#ifdef KSYNC_ATOMIC_BUILTINS
+	fenced = true; /* ThreadSanitizer cannot see membarrier */
+#endif
+	const char *env = getenv("KSYNC_SRCU_FENCED");
+	if (env && env[0] && env[0] != '0')
+		fenced = true;
+	unsigned long n = ++ksync_srcu_id_counter;
+	ksync_list_add(&ssp->dlink, &ksync_srcu_domains);
+	/* Publishes the initialised domain to ksync__srcu_ensure_init() */
+	ksync_smp_store_release(&ssp->id, (n << 1) | (fenced ? 1UL : 0UL));
+}
+
+/* The domain's id, setting up a statically defined domain on first use. */
+static KSYNC_UNUSED unsigned long ksync__srcu_ensure_init(struct ksync_srcu_struct *ssp)
+{
+	unsigned long id = ksync_smp_load_acquire(&ssp->id); /* pairs with ksync__srcu_setup() */
+	if (ksync_likely(id))
+		return id;
+	pthread_mutex_lock(&ksync_srcu_global_lock);
+	if (!ssp->id)
+		ksync__srcu_setup(ssp);
+	id = ssp->id;
+	pthread_mutex_unlock(&ksync_srcu_global_lock);
+	return id;
+}
+
+/**
+ * ksync_init_srcu_struct_flags() - initialise a domain, choosing its mode.
+ * @ssp: the domain (any content)
+ * @flags: 0, or KSYNC_SRCU_FENCED to force the fenced read side
+ *
+ * Return: 0 (nothing here can run out of memory; slots are allocated by
+ * readers, callbacks by the caller).
+ */
+static KSYNC_UNUSED int ksync_init_srcu_struct_flags(struct ksync_srcu_struct *ssp,
+						     unsigned int flags)
+{
+	memset((void *)ssp, 0, sizeof(*ssp));
+	pthread_mutex_init(&ssp->lock, NULL);
+	pthread_mutex_init(&ssp->gp_mutex, NULL);
+	pthread_mutex_init(&ssp->cb_lock, NULL);
+	pthread_cond_init(&ssp->cb_wake, NULL);
+	pthread_cond_init(&ssp->cb_done, NULL);
+	ksync_init_list_head(&ssp->slots);
+	ksync_init_list_head(&ssp->dlink);
+	ssp->flags = flags;
+	pthread_mutex_lock(&ksync_srcu_global_lock);
+	ksync__srcu_setup(ssp);
+	pthread_mutex_unlock(&ksync_srcu_global_lock);
+	return 0;
+}
+
+/**
+ * ksync_init_srcu_struct() - initialise a dynamically allocated domain.
+ * @ssp: the domain (any content)
+ *
+ * Not needed for KSYNC_DEFINE_SRCU() domains. Pair with
+ * ksync_cleanup_srcu_struct() before freeing the memory.
+ * Return: 0 on success, -ENOMEM if resources ran out.
+ */
+static KSYNC_UNUSED int ksync_init_srcu_struct(struct ksync_srcu_struct *ssp)
+{
+	return ksync_init_srcu_struct_flags(ssp, 0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Slots                                                                    */
+
+static KSYNC_UNUSED void ksync__srcu_cache_insert(unsigned long id, struct ksync_srcu_slot *s)
+{
+	struct ksync_srcu_thread *t = &ksync_srcu_self;
+	for (int i = KSYNC_SRCU_TCACHE - 1; i > 0; i--)
+		t->ent[i] = t->ent[i - 1];
+	t->ent[0].id = id;
+	t->ent[0].slot = s;
+}
+
+/* Free this thread's slots of domains that were cleaned up (global lock held). */
+static KSYNC_UNUSED void ksync__srcu_gc_slots(void)
+{
+	struct ksync_srcu_thread *t = &ksync_srcu_self;
+	struct ksync_srcu_slot **pp = &t->slots;
+	while (*pp) {
+		struct ksync_srcu_slot *s = *pp;
+		if (s->ssp) {
+			pp = &s->tnext;
+			continue;
+		}
+		*pp = s->tnext;
+		for (int i = 0; i < KSYNC_SRCU_TCACHE; i++)
+			if (t->ent[i].slot == s)
+				t->ent[i].id = 0, t->ent[i].slot = NULL;
+		free(s);
+	}
+}
+
+/*
+ * This thread's slot for @ssp: from the thread's list (refilling the cache),
+ * or newly allocated when @alloc. NULL when out of memory or exiting: the
+ * caller then counts in the shared slot.
+ */
+static KSYNC_UNUSED struct ksync_srcu_slot *ksync__srcu_get_slot(struct ksync_srcu_struct *ssp,
+								 bool alloc)
+{
+	unsigned long id = ksync__srcu_ensure_init(ssp);
+	struct ksync_srcu_thread *t = &ksync_srcu_self;
+	struct ksync_srcu_slot *s;
+
+	for (s = t->slots; s; s = s->tnext) {
+		if (s->id == id) {
+			ksync__srcu_cache_insert(id, s);
+			return s;
+		}
+	}
+	if (!alloc || t->state == 2)
+		return NULL;
+	s = (struct ksync_srcu_slot *)aligned_alloc(KSYNC_CACHELINE_SIZE, sizeof(*s));
+	if (!s)
+		return NULL;
+	memset((void *)s, 0, sizeof(*s));
+	s->id = id;
+	s->ssp = ssp;
+	pthread_mutex_lock(&ksync_srcu_global_lock);
+	ksync__srcu_gc_slots();
+	if (t->state == 0) {
+		ksync__srcu_proc_init();
+		if (ksync_srcu_proc_ready &&
+		    pthread_setspecific(ksync_srcu_key, (void *)t) == 0)
+			t->state = 1;
+	}
+	pthread_mutex_lock(&ssp->lock);
+	ksync_list_add(&s->dnode, &ssp->slots);
+	pthread_mutex_unlock(&ssp->lock);
+	s->tnext = t->slots;
+	t->slots = s;
+	pthread_mutex_unlock(&ksync_srcu_global_lock);
+	ksync__srcu_cache_insert(id, s);
+	return s;
+}
+
+static KSYNC_NOINLINE KSYNC_UNUSED int ksync__srcu_read_lock_slow(struct ksync_srcu_struct *ssp)
+{
+	struct ksync_srcu_slot *s = ksync__srcu_get_slot(ssp, true);
+	unsigned long id = KSYNC_READ_ONCE(ssp->id);
+	int idx = (int)(KSYNC_READ_ONCE(ssp->idx) & 1);
+
+	if (!s) {
+		/* B: fully ordered RMW, pairs with M0 */
+		(void)ksync_ulong_fetch_add(&ssp->shared.lock[idx], 1);
+		return idx;
+	}
+	KSYNC_WRITE_ONCE(s->lock[idx], s->lock[idx] + 1);
+	if (id & 1)
+		ksync_smp_mb(); /* B: pairs with M0 in ksync__srcu_gp_one() */
+	else
+		ksync_barrier(); /* B: promoted by membarrier M0 */
+	return idx;
+}
+
+/*
+ * Count one unlock of @idx in the shared slot if it has an open section on
+ * that index; false (nothing counted) otherwise. The cmpxchg keeps
+ * U(shared) <= L(shared) whatever the callers do.
+ */
+static KSYNC_UNUSED bool ksync__srcu_shared_unlock(struct ksync_srcu_struct *ssp, int idx)
+{
+	unsigned long u = ksync_ulong_load(&ssp->shared.unlock[idx]);
+	for (;;) {
+		unsigned long l = ksync_ulong_load(&ssp->shared.lock[idx]);
+		if ((long)(l - u) <= 0)
+			return false;
+		/* C: fully ordered, pairs with the acquire sums and M_end */
+		if (ksync_ulong_try_cmpxchg(&ssp->shared.unlock[idx], &u, u + 1))
+			return true;
+	}
+}
+
+static KSYNC_NOINLINE KSYNC_UNUSED void ksync__srcu_read_unlock_slow(struct ksync_srcu_struct *ssp,
+								     int idx)
+{
+	if (KSYNC_WARN_ONCE((unsigned)idx > 1, "ksync_srcu_read_unlock(): index is not 0 or 1"))
+		return;
+	struct ksync_srcu_slot *s = ksync__srcu_get_slot(ssp, false);
+	unsigned long id = KSYNC_READ_ONCE(ssp->id);
+
+	if (s && s->lock[idx] != s->unlock[idx]) {
+		unsigned long v = s->unlock[idx] + 1;
+		if (id & 1) {
+			ksync_smp_store_release(&s->unlock[idx], v); /* C */
+		} else {
+			ksync_barrier(); /* C: promoted by membarrier */
+			KSYNC_WRITE_ONCE(s->unlock[idx], v);
+		}
+		return;
+	}
+	/* A section counted in the shared slot (out of memory at lock time)? */
+	if (ksync__srcu_shared_unlock(ssp, idx))
+		return;
+	KSYNC_WARN_ONCE(1, "ksync_srcu_read_unlock(): index not returned by a "
+			   "ksync_srcu_read_lock() of this thread; ignored");
+}
+
+/* Is this thread inside a ksync_srcu_read_lock() section of @ssp? */
+static KSYNC_UNUSED int ksync__srcu_self_inside(const struct ksync_srcu_struct *ssp)
+{
+	unsigned long id = KSYNC_READ_ONCE(ssp->id);
+	if (!id)
+		return 0;
+	const struct ksync_srcu_slot *s = ksync__srcu_cached_slot(id);
+	if (!s) {
+		for (s = ksync_srcu_self.slots; s; s = s->tnext)
+			if (s->id == id)
+				break;
+		if (!s)
+			return 0;
+	}
+	return (s->lock[0] - s->unlock[0]) + (s->lock[1] - s->unlock[1]) != 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Grace periods                                                            */
+
+/* Has index @idx drained? See "Scan" in the theory of operation. */
+static KSYNC_UNUSED bool ksync__srcu_drained(struct ksync_srcu_struct *ssp, unsigned long id,
+					     int idx)
+{
+	unsigned long u, l;
+	struct ksync_list_head *pos;
+
+	pthread_mutex_lock(&ssp->lock);
+	/* C pairs with these acquire loads: the section's accesses precede them. */
+	u = ksync_smp_load_acquire(&ssp->shared.unlock[idx]);
+	ksync_list_for_each(pos, &ssp->slots) {
+		struct ksync_srcu_slot *s = ksync_list_entry(pos, struct ksync_srcu_slot, dnode);
+		u += ksync_smp_load_acquire(&s->unlock[idx]);
+	}
+	/*
+	 * A: every unlock counted above has its lock counted below. The reader
+	 * orders its lock store before its unlock store (B in fenced mode, TSO
+	 * store order in membarrier mode); elsewhere the membarrier makes each
+	 * reader's stores visible in program order.
+	 */
+	if (!(id & 1) && !KSYNC__SRCU_TSO)
+		ksync__srcu_heavy_mb(id);
+	else
+		ksync_smp_rmb();
+	l = ksync_ulong_load(&ssp->shared.lock[idx]);
+	ksync_list_for_each(pos, &ssp->slots) {
+		struct ksync_srcu_slot *s = ksync_list_entry(pos, struct ksync_srcu_slot, dnode);
+		l += KSYNC_READ_ONCE(s->lock[idx]);
+	}
+	pthread_mutex_unlock(&ssp->lock);
+	return l == u;
+}
+
+static KSYNC_UNUSED void ksync__srcu_backoff(unsigned long n)
+{
+	if (n < 16) {
+		for (int i = 0; i < 32; i++)
+			ksync_cpu_relax();
+	} else if (n < 32) {
+		sched_yield();
+	} else {
+		unsigned long us = n < 42 ? 1UL << (n - 32) : 1000UL;
+		struct timespec ts = { 0, (long)(us * 1000) };
+		nanosleep(&ts, NULL);
+	}
+}
+
+static KSYNC_UNUSED void ksync__srcu_wait_idx(struct ksync_srcu_struct *ssp, unsigned long id,
+					      int idx)
+{
+	for (unsigned long n = 0; !ksync__srcu_drained(ssp, id, idx); n++) {
+		if (n == 0)
+			KSYNC_WRITE_ONCE(ssp->gp_waiting, 1);
+		ksync__srcu_backoff(n);
+	}
+}
+
+#ifndef KSYNC_SRCU_MUTATE_SKIP_WAIT
+#define KSYNC_SRCU_MUTATE_SKIP_WAIT 0 /* test hook: 1 skips the first wait, 2 the second */
+#endif
+
+/* One full grace period. Under gp_mutex. */
+static KSYNC_UNUSED void ksync__srcu_gp_one(struct ksync_srcu_struct *ssp)
+{
+	unsigned long id = ssp->id;
+
+	(void)ksync_ulong_fetch_add(&ssp->gp_seq, 1); /* odd: running; fully ordered */
+	ksync__srcu_heavy_mb(id); /* M0: pairs with every reader's B */
+	int cur = (int)(KSYNC_READ_ONCE(ssp->idx) & 1);
+	if (KSYNC_SRCU_MUTATE_SKIP_WAIT != 1)
+		ksync__srcu_wait_idx(ssp, id, cur ^ 1);
+	KSYNC_WRITE_ONCE(ssp->idx, ssp->idx + 1); /* the flip */
+	if (KSYNC_SRCU_MUTATE_SKIP_WAIT != 2)
+		ksync__srcu_wait_idx(ssp, id, cur);
+	/* M_end: pairs with the readers' C (see "End") */
+	if (!(id & 1) && !KSYNC__SRCU_TSO)
+		ksync__srcu_heavy_mb(id);
+	else
+		ksync_smp_mb();
+	KSYNC_WRITE_ONCE(ssp->gp_waiting, 0);
+	/* Even: done. Fully ordered; pairs with the acquire in ksync_poll_state_synchronize_srcu() */
+	(void)ksync_ulong_fetch_add(&ssp->gp_seq, 1);
+}
+
+/**
+ * ksync_poll_state_synchronize_srcu() - has the grace period of @cookie ended?
+ * @ssp: the domain
+ * @cookie: from ksync_get_state_synchronize_srcu() or ksync_start_poll_synchronize_srcu()
+ *
+ * Wrap-safe. When it returns true, everything the caller does next is ordered
+ * after the end of every reader that the grace period waited for.
+ */
+static KSYNC_UNUSED bool ksync_poll_state_synchronize_srcu(struct ksync_srcu_struct *ssp,
+							   unsigned long cookie)
+{
+	/* Acquire: pairs with the fully ordered seq increment ending ksync__srcu_gp_one() */
+	unsigned long seq = ksync_smp_load_acquire(&ssp->gp_seq);
+	if (!ksync__srcu_seq_ge(seq, cookie))
+		return false;
+	ksync_smp_mb(); /* the caller's frees follow the check */
+	return true;
+}
+
+/**
+ * ksync_get_state_synchronize_srcu() - a cookie for a future grace period.
+ * @ssp: the domain
+ *
+ * Starts nothing. Return: a cookie that ksync_poll_state_synchronize_srcu()
+ * reports as done once a full grace period has elapsed after this call.
+ * Everything the caller did before the call is ordered before that grace period.
+ */
+static KSYNC_UNUSED unsigned long ksync_get_state_synchronize_srcu(struct ksync_srcu_struct *ssp)
+{
+	ksync__srcu_ensure_init(ssp);
+	ksync_smp_mb(); /* the caller's removals precede the read of gp_seq (and M0) */
+	unsigned long seq = ksync_ulong_load(&ssp->gp_seq);
+	return (seq + 3) & ~1UL;
+}
+
+/* Run grace periods until @cookie is reached; shares with concurrent callers. */
+static KSYNC_UNUSED void ksync__srcu_gp_until(struct ksync_srcu_struct *ssp, unsigned long cookie)
+{
+	if (ksync_poll_state_synchronize_srcu(ssp, cookie))
+		return;
+	pthread_mutex_lock(&ssp->gp_mutex);
+	while (!ksync_poll_state_synchronize_srcu(ssp, cookie))
+		ksync__srcu_gp_one(ssp);
+	pthread_mutex_unlock(&ssp->gp_mutex);
+}
+
+/**
+ * ksync_synchronize_srcu() - wait until every read section of @ssp that began
+ * before this call has ended.
+ * @ssp: the domain
+ *
+ * Sleeps (never in scheduler-tick steps while no reader is in the way: an
+ * idle domain costs one membarrier and two scans). Concurrent callers share
+ * grace periods. Calling it inside a ksync_srcu_read_lock() section of @ssp on
+ * this thread would never return: it is reported (file and line) and returns
+ * at once instead, waiting for nothing.
+ *
+ * Ordering: everything the caller did before is visible to every reader that
+ * the grace period does not wait for; everything every waited-for reader did
+ * in its section happens before the return.
+ */
+static KSYNC_UNUSED void ksync_synchronize_srcu(struct ksync_srcu_struct *ssp)
+{
+	ksync__srcu_ensure_init(ssp);
+	if (KSYNC_WARN_ONCE(ksync__srcu_self_inside(ssp),
+			    "ksync_synchronize_srcu() inside a read section of the same domain "
+			    "(self-deadlock); not waiting"))
+		return;
+	ksync__srcu_gp_until(ssp, ksync_get_state_synchronize_srcu(ssp));
+}
+
+/**
+ * ksync_synchronize_srcu_expedited() - ksync_synchronize_srcu(); already as
+ * fast as the machine allows.
+ * @ssp: the domain
+ */
+static KSYNC_UNUSED void ksync_synchronize_srcu_expedited(struct ksync_srcu_struct *ssp)
+{
+	ksync_synchronize_srcu(ssp);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Callbacks                                                                */
+
+#if KSYNC_DEBUG_ENABLED
+/* Debug set of queued heads (double call_srcu detection); under cb_lock. */
+#define KSYNC__SRCU_DBG_BUCKETS 1024
+struct ksync__srcu_dbg_node {
+	struct ksync_rcu_head *head;
+	struct ksync__srcu_dbg_node *next;
+};
+
+static KSYNC_UNUSED size_t ksync__srcu_dbg_hash(const struct ksync_rcu_head *h)
+{
+	return ((size_t)(uintptr_t)h >> 4) % KSYNC__SRCU_DBG_BUCKETS;
+}
+
+/* true if @h was not queued (and is now recorded), false if it already was */
+static KSYNC_UNUSED bool ksync__srcu_dbg_add(struct ksync_srcu_struct *ssp, struct ksync_rcu_head *h)
+{
+	bool ok = true;
+	pthread_mutex_lock(&ssp->cb_lock);
+	if (!ssp->dbg_set)
+		ssp->dbg_set = calloc(KSYNC__SRCU_DBG_BUCKETS, sizeof(void *));
+	struct ksync__srcu_dbg_node **b = (struct ksync__srcu_dbg_node **)ssp->dbg_set;
+	if (b) {
+		struct ksync__srcu_dbg_node **bp = &b[ksync__srcu_dbg_hash(h)];
+		for (struct ksync__srcu_dbg_node *n = *bp; n; n = n->next)
+			if (n->head == h)
+				ok = false;
+		if (ok) {
+			struct ksync__srcu_dbg_node *n =
+				(struct ksync__srcu_dbg_node *)malloc(sizeof(*n));
+			if (n) {
+				n->head = h;
+				n->next = *bp;
+				*bp = n;
+			}
+		}
+	}
+	pthread_mutex_unlock(&ssp->cb_lock);
+	return ok;
+}
+
+static KSYNC_UNUSED void ksync__srcu_dbg_del(struct ksync_srcu_struct *ssp, struct ksync_rcu_head *h)
+{
+	pthread_mutex_lock(&ssp->cb_lock);
+	struct ksync__srcu_dbg_node **b = (struct ksync__srcu_dbg_node **)ssp->dbg_set;
+	if (b) {
+		for (struct ksync__srcu_dbg_node **pp = &b[ksync__srcu_dbg_hash(h)]; *pp;
+		     pp = &(*pp)->next) {
+			if ((*pp)->head == h) {
+				struct ksync__srcu_dbg_node *n = *pp;
+				*pp = n->next;
+				free(n);
+				break;
+			}
+		}
+	}
+	pthread_mutex_unlock(&ssp->cb_lock);
+}
+#endif
+
+static KSYNC_UNUSED bool ksync__srcu_am_helper(struct ksync_srcu_struct *ssp)
+{
+	return KSYNC_READ_ONCE(ssp->helper_state) == 1 &&
+	       pthread_equal(ssp->helper, pthread_self());
+}
+
+static KSYNC_UNUSED void ksync__srcu_barrier_cb(struct ksync_rcu_head *h);
+
+/*
+ * Invoke a batch (LIFO order as taken from the stack): reverse it, call each
+ * callback, and take the invoked callbacks off cb_count. The count is settled
+ * before each srcu_barrier() marker is called, so that when a barrier returns
+ * the count holds nothing it waited for (ksync_cleanup_srcu_struct() checks it).
+ */
+static KSYNC_UNUSED void ksync__srcu_invoke(struct ksync_srcu_struct *ssp,
+					    struct ksync_rcu_head *list)
+{
+	struct ksync_rcu_head *fifo = NULL;
+	unsigned long n = 0;
+
+	while (list) {
+		struct ksync_rcu_head *next = list->next;
+		list->next = fifo;
+		fifo = list;
+		list = next;
+	}
+	while (fifo) {
+		struct ksync_rcu_head *next = fifo->next; /* before func frees the head */
+		if (fifo->func == ksync__srcu_barrier_cb) {
+			/* fully ordered: producers read cb_count without a lock */
+			(void)ksync_ulong_fetch_add(&ssp->cb_count, (unsigned long)0 - (n + 1));
+			n = 0;
+		} else {
+#if KSYNC_DEBUG_ENABLED
+			ksync__srcu_dbg_del(ssp, fifo);
+#endif
+			n++;
+		}
+		fifo->func(fifo);
+		fifo = next;
+	}
+	if (n)
+		(void)ksync_ulong_fetch_add(&ssp->cb_count, (unsigned long)0 - n);
+	if (ksync_ulong_load(&ssp->cb_count) < KSYNC_SRCU_CB_LIMIT) {
+		pthread_mutex_lock(&ssp->cb_lock);
+		pthread_cond_broadcast(&ssp->cb_done);
+		pthread_mutex_unlock(&ssp->cb_lock);
+	}
+}
+
+static KSYNC_UNUSED void *ksync__srcu_helper_main(void *arg)
+{
+	struct ksync_srcu_struct *ssp = (struct ksync_srcu_struct *)arg;
+
+	pthread_mutex_lock(&ssp->cb_lock);
+	for (;;) {
+		while (ssp->helper_state == 1 && !ksync_ptr_load(&ssp->cb_stack) &&
+		       !(ssp->poll_req_valid &&
+			 !ksync__srcu_seq_ge(ksync_ulong_load(&ssp->gp_seq), ssp->poll_req))) {
+			ssp->helper_sleeping = 1;
+			pthread_cond_wait(&ssp->cb_wake, &ssp->cb_lock);
+			ssp->helper_sleeping = 0;
+		}
+		if (ssp->helper_state != 1 && !ksync_ptr_load(&ssp->cb_stack))
+			break;
+		unsigned long req = ssp->poll_req;
+		bool req_valid = ssp->poll_req_valid;
+		pthread_mutex_unlock(&ssp->cb_lock);
+
+		struct ksync_rcu_head *list =
+			(struct ksync_rcu_head *)ksync_ptr_xchg(&ssp->cb_stack, NULL);
+		/* Every head in @list was queued before this cookie was taken. */
+		unsigned long cookie = ksync_get_state_synchronize_srcu(ssp);
+		if (req_valid && ksync__srcu_seq_ge(req, cookie))
+			cookie = req;
+		ksync__srcu_gp_until(ssp, cookie);
+		ksync__srcu_invoke(ssp, list);
+
+		pthread_mutex_lock(&ssp->cb_lock);
+		if (ssp->poll_req_valid &&
+		    ksync__srcu_seq_ge(ksync_ulong_load(&ssp->gp_seq), ssp->poll_req))
+			ssp->poll_req_valid = 0;
+	}
+	pthread_mutex_unlock(&ssp->cb_lock);
+	return NULL;
+}
+
+/* Under cb_lock: start the helper if it is not running. false if it cannot. */
+static KSYNC_UNUSED bool ksync__srcu_helper_start_locked(struct ksync_srcu_struct *ssp)
+{
+	if (ssp->helper_state == 1)
+		return true;
+	if (ssp->helper_state == 2)
+		return false;
+	if (pthread_create(&ssp->helper, NULL, ksync__srcu_helper_main, ssp) != 0)
+		return false;
+	KSYNC_WRITE_ONCE(ssp->helper_state, 1);
+	return true;
+}
+
+static KSYNC_UNUSED void ksync__srcu_kick(struct ksync_srcu_struct *ssp)
+{
+	pthread_mutex_lock(&ssp->cb_lock);
+	bool ok = ksync__srcu_helper_start_locked(ssp);
+	if (ssp->helper_sleeping)
+		pthread_cond_signal(&ssp->cb_wake);
+	pthread_mutex_unlock(&ssp->cb_lock);
+	if (!ok && !ksync__srcu_self_inside(ssp)) {
+		/* No helper thread: do its work here. */
+		struct ksync_rcu_head *list =
+			(struct ksync_rcu_head *)ksync_ptr_xchg(&ssp->cb_stack, NULL);
+		ksync_synchronize_srcu(ssp);
+		ksync__srcu_invoke(ssp, list);
+	}
+}
+
+static KSYNC_UNUSED void ksync__srcu_push(struct ksync_srcu_struct *ssp, struct ksync_rcu_head *head)
+{
+	void *old = ksync_ptr_load(&ssp->cb_stack);
+	do {
+		head->next = (struct ksync_rcu_head *)old;
+		/* fully ordered: the caller's removal and the head precede the push */
+	} while (!ksync_ptr_try_cmpxchg(&ssp->cb_stack, &old, (void *)head));
+	if (!old || KSYNC_READ_ONCE(ssp->helper_state) != 1)
+		ksync__srcu_kick(ssp);
+}
+
+/**
+ * ksync_call_srcu() - call @func(@head) after a grace period of @ssp.
+ * @ssp: the domain
+ * @head: a head embedded in the object; untouched by the caller until @func runs
+ * @func: the callback; runs on the domain's helper thread, outside any lock,
+ *        and may call ksync_call_srcu() again
+ *
+ * Never waits for a grace period. When more than KSYNC_SRCU_CB_LIMIT
+ * callbacks wait, the caller blocks until the helper catches up, unless it is
+ * a callback or inside a ksync_srcu_read_lock() section of @ssp. Queueing a
+ * head that is already queued is reported (file and line) and ignored in
+ * KSYNC_DEBUG builds.
+ *
+ * Ordering: everything the caller did before the call happens before the
+ * grace period, and everything every reader it waited for did happens
+ * before @func runs.
+ */
+static KSYNC_UNUSED void ksync_call_srcu(struct ksync_srcu_struct *ssp, struct ksync_rcu_head *head,
+					 void (*func)(struct ksync_rcu_head *head))
+{
+	ksync__srcu_ensure_init(ssp);
+#if KSYNC_DEBUG_ENABLED
+	if (KSYNC_WARN_ONCE(!ksync__srcu_dbg_add(ssp, head),
+			    "ksync_call_srcu() of a head that is already queued; ignored"))
+		return;
+#endif
+	head->func = func;
+	bool helper = ksync__srcu_am_helper(ssp);
+	unsigned long n = ksync_ulong_fetch_add(&ssp->cb_count, 1) + 1;
+	if (helper)
+		ksync_ulong_add(&ssp->cb_by_helper, 1);
+	ksync__srcu_push(ssp, head);
+	if (ksync_unlikely(n > KSYNC_SRCU_CB_LIMIT) && !helper && !ksync__srcu_self_inside(ssp)) {
+		/* Bounded memory: wait for the helper to work the queue down. */
+		pthread_mutex_lock(&ssp->cb_lock);
+		while (ksync_ulong_load(&ssp->cb_count) > KSYNC_SRCU_CB_LIMIT &&
+		       ssp->helper_state == 1)
+			pthread_cond_wait(&ssp->cb_done, &ssp->cb_lock);
+		pthread_mutex_unlock(&ssp->cb_lock);
+	}
+}
+
+struct ksync__srcu_barrier_mark {
+	struct ksync_rcu_head head;
+	struct ksync_srcu_struct *ssp;
+	int done;
+};
+
+static KSYNC_UNUSED void ksync__srcu_barrier_cb(struct ksync_rcu_head *h)
+{
+	struct ksync__srcu_barrier_mark *m = ksync_container_of(h, struct ksync__srcu_barrier_mark, head);
+	struct ksync_srcu_struct *ssp = m->ssp;
+	pthread_mutex_lock(&ssp->cb_lock);
+	m->done = 1;
+	pthread_cond_broadcast(&ssp->cb_done);
+	pthread_mutex_unlock(&ssp->cb_lock);
+}
+
+/**
+ * ksync_srcu_barrier() - wait until every callback queued on @ssp before this
+ * call has run.
+ * @ssp: the domain
+ *
+ * Also waits for callbacks that those callbacks queue, and so on, until a
+ * round of callbacks queues none (the kernel does not promise this; a chain
+ * of callbacks that re-queue themselves forever makes it wait forever).
+ * Must not be called by a callback of @ssp (reported, returns at once) nor
+ * inside a read section of @ssp.
+ */
+static KSYNC_UNUSED void ksync_srcu_barrier(struct ksync_srcu_struct *ssp)
+{
+	if (!ksync_smp_load_acquire(&ssp->id))
+		return; /* never used: nothing queued */
+	if (KSYNC_WARN_ONCE(ksync__srcu_am_helper(ssp),
+			    "ksync_srcu_barrier() called from a callback of the same domain"))
+		return;
+	if (KSYNC_WARN_ONCE(ksync__srcu_self_inside(ssp),
+			    "ksync_srcu_barrier() inside a read section of the same domain"))
+		return;
+	unsigned long by_helper;
+	do {
+		struct ksync__srcu_barrier_mark m;
+		by_helper = ksync_ulong_load(&ssp->cb_by_helper);
+		m.ssp = ssp;
+		m.done = 0;
+		m.head.func = ksync__srcu_barrier_cb;
+		(void)ksync_ulong_fetch_add(&ssp->cb_count, 1);
+		ksync__srcu_push(ssp, &m.head);
+		pthread_mutex_lock(&ssp->cb_lock);
+		while (!m.done)
+			pthread_cond_wait(&ssp->cb_done, &ssp->cb_lock);
+		pthread_mutex_unlock(&ssp->cb_lock);
+	} while (ksync_ulong_load(&ssp->cb_by_helper) != by_helper);
+}
+
+/**
+ * ksync_start_poll_synchronize_srcu() - a cookie, and make sure a grace
+ * period that satisfies it will run.
+ * @ssp: the domain
+ *
+ * Does not wait: the helper thread runs the grace period.
+ * Return: the cookie for ksync_poll_state_synchronize_srcu().
+ */
+static KSYNC_UNUSED unsigned long ksync_start_poll_synchronize_srcu(struct ksync_srcu_struct *ssp)
+{
+	unsigned long cookie = ksync_get_state_synchronize_srcu(ssp);
+	bool ok;
+
+	pthread_mutex_lock(&ssp->cb_lock);
+	if (!ssp->poll_req_valid || ksync__srcu_seq_ge(cookie, ssp->poll_req)) {
+		ssp->poll_req = cookie;
+		ssp->poll_req_valid = 1;
+	}
+	ok = ksync__srcu_helper_start_locked(ssp);
+	if (ssp->helper_sleeping)
+		pthread_cond_signal(&ssp->cb_wake);
+	pthread_mutex_unlock(&ssp->cb_lock);
+	if (!ok && !ksync__srcu_self_inside(ssp))
+		ksync__srcu_gp_until(ssp, cookie);
+	return cookie;
+}
+
+/**
+ * ksync_cleanup_srcu_struct() - tear down a domain before its memory is freed.
+ * @ssp: the domain
+ *
+ * Stops the helper thread and detaches every thread's slot. With readers
+ * still inside, callbacks still queued, or from a callback of @ssp, it reports
+ * the misuse (file and line) and leaks the domain instead: the memory must
+ * then not be freed. Afterwards the domain may be initialised again.
+ */
+static KSYNC_UNUSED void ksync_cleanup_srcu_struct(struct ksync_srcu_struct *ssp)
+{
+	unsigned long id = ksync_smp_load_acquire(&ssp->id);
+	if (!id)
+		return;
+	if (KSYNC_WARN_ONCE(ksync__srcu_am_helper(ssp),
+			    "ksync_cleanup_srcu_struct() from a callback of the same domain; leaked"))
+		return;
+	if (KSYNC_WARN_ONCE(ksync_ulong_load(&ssp->cb_count) != 0,
+			    "ksync_cleanup_srcu_struct() with callbacks pending; leaked"))
+		return;
+	if (KSYNC_WARN_ONCE(!ksync__srcu_drained(ssp, id, 0) || !ksync__srcu_drained(ssp, id, 1),
+			    "ksync_cleanup_srcu_struct() with readers inside; leaked"))
+		return;
+
+	pthread_mutex_lock(&ssp->cb_lock);
+	int running = ssp->helper_state == 1;
+	ssp->helper_state = 2;
+	pthread_cond_signal(&ssp->cb_wake);
+	pthread_mutex_unlock(&ssp->cb_lock);
+	if (running)
+		pthread_join(ssp->helper, NULL);
+
+	pthread_mutex_lock(&ksync_srcu_global_lock);
+	pthread_mutex_lock(&ssp->lock);
+	struct ksync_list_head *pos, *n;
+	ksync_list_for_each_safe(pos, n, &ssp->slots) {
+		struct ksync_srcu_slot *s = ksync_list_entry(pos, struct ksync_srcu_slot, dnode);
+		s->ssp = NULL; /* the owner frees it (ksync__srcu_gc_slots, thread exit) */
+		ksync_list_del_init(&s->dnode);
+	}
+	pthread_mutex_unlock(&ssp->lock);
+	ksync_list_del_init(&ssp->dlink);
+#if KSYNC_DEBUG_ENABLED
+	if (ssp->dbg_set) {
+		free(ssp->dbg_set); /* empty: no callback pending */
+		ssp->dbg_set = NULL;
+	}
+#endif
+	/* Back to the state of a static domain never used: a later use sets it up again. */
+	memset(&ssp->shared, 0, sizeof(ssp->shared));
+	ssp->helper_state = 0;
+	ssp->poll_req_valid = 0;
+	ssp->cb_by_helper = 0;
+	KSYNC_WRITE_ONCE(ssp->id, 0);
+	pthread_mutex_unlock(&ksync_srcu_global_lock);
+}
+
+#endif /* KSYNC_IMPL_SRCU_CORE_H */

@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/**
+ * DOC: ksync/srcu.h - Sleepable RCU with a registration-free, fence-free read side
+ *
+ * A &struct ksync_srcu_struct is one SRCU domain. Readers bracket their use of
+ * protected data with ksync_srcu_read_lock()/ksync_srcu_read_unlock() (they may
+ * block, sleep and nest, in several domains at once, from any thread, with no
+ * registration call); updaters unpublish an object and then wait for every
+ * pre-existing reader with ksync_synchronize_srcu(), or hand the object to
+ * ksync_call_srcu() to be freed after a grace period by the domain's helper
+ * thread.
+ *
+ * Read side. Each (thread, domain) pair owns a counter slot, found through a
+ * small per-thread cache; lock and unlock are plain stores to the owner's own
+ * cache line. In the default mode there is no locked instruction and no fence
+ * on x86-64: the grace period pays with membarrier(2). Where membarrier is not
+ * available (or when asked, see ksync_init_srcu_struct_flags() and the
+ * KSYNC_SRCU_FENCED environment variable), a domain is created in fenced mode
+ * and readers add a full barrier after lock and a release before unlock.
+ * KSYNC_ATOMIC_BUILTINS builds (ThreadSanitizer) always use fenced mode.
+ *
+ * Memory: one 64-byte slot per (live thread, domain) the thread has used; a
+ * thread's slots are folded into the domain and freed when the thread exits.
+ * O(live threads) per domain, never O(threads ever seen).
+ *
+ * Callbacks: one helper thread per domain, started by the first
+ * ksync_call_srcu() / ksync_start_poll_synchronize_srcu(), stopped by
+ * ksync_cleanup_srcu_struct(). At most KSYNC_SRCU_CB_LIMIT callbacks wait per
+ * domain: beyond that, call_srcu() blocks until the helper catches up, except
+ * when called by a callback or from inside a ksync_srcu_read_lock() section of
+ * the same domain on the calling thread (where blocking could deadlock).
+ *
+ * fork(): the child may use every domain (readers, synchronize, call_srcu):
+ * an atfork handler resets the locks, folds the slots of threads that do not
+ * exist in the child into the domain, forgets the helper threads (restarted
+ * lazily; callbacks queued before fork() run in both processes), and re-registers
+ * membarrier. A read section open on another thread at fork() can never end in
+ * the child (unless it was a srcu_down_read() section that the child ends), so
+ * grace periods of that domain would wait forever there: do not fork while
+ * another thread is inside a read section of a domain the child will use.
+ *
+ * The algorithm and its proof are in <ksync/impl/srcu_core.h>; the Promela
+ * model beside it checks them.
+ */
+#ifndef KSYNC_SRCU_H
+#define KSYNC_SRCU_H
+
+#include <ksync/atomic.h>
+#include <ksync/compiler.h>
+#include <ksync/list.h>
+#include <ksync/rcupdate.h>
+
+#include <pthread.h>
+#include <stdbool.h>
+
+KSYNC_EXTERN_C_BEGIN
+
+/*
+ * KSYNC_SRCU_CB_LIMIT - callbacks that may wait in one domain before
+ * ksync_call_srcu() throttles its caller. Define before including to change.
+ */
+#ifndef KSYNC_SRCU_CB_LIMIT
+#define KSYNC_SRCU_CB_LIMIT 65536UL
+#endif
+
+/* Flags of ksync_init_srcu_struct_flags(). */
+/** KSYNC_SRCU_FENCED - use the fenced read side even where membarrier works. */
+#define KSYNC_SRCU_FENCED 0x1u
+
+/*
+ * struct ksync_srcu_slot - one thread's counters for one domain (internal).
+ * lock[i]/unlock[i] count the lock and unlock operations on index i; only the
+ * owning thread writes them (plain stores), the grace period sums them.
+ */
+struct ksync_srcu_slot {
+	unsigned long lock[2];
+	unsigned long unlock[2];
+	unsigned long id;		  /* the domain's id when created; immutable */
+	struct ksync_srcu_struct *ssp;	  /* NULL once the domain is gone (global lock) */
+	struct ksync_list_head dnode;	  /* on ssp->slots, under ssp->lock */
+	struct ksync_srcu_slot *tnext;	  /* the owner's list of slots */
+} KSYNC_CACHELINE_ALIGNED;
+
+/* Entries of the per-thread slot cache. */
+#define KSYNC_SRCU_TCACHE 4
+
+struct ksync_srcu_tcache_ent {
+	unsigned long id;
+	struct ksync_srcu_slot *slot;
+};
+
+/* Per-thread state (internal): the cache and the list of this thread's slots. */
+struct ksync_srcu_thread {
+	struct ksync_srcu_tcache_ent ent[KSYNC_SRCU_TCACHE];
+	struct ksync_srcu_slot *slots;
+	int state; /* 0 fresh, 1 exit hook armed, 2 exited */
+};
+
+/*
+ * The one per-thread object, shared by every translation unit (weak). Zero
+ * initialised: an empty cache entry has id 0, which only a domain that is not
+ * initialised yet carries, and slot NULL, which sends the reader to the slow path.
+ */
+KSYNC_WEAK __thread struct ksync_srcu_thread ksync_srcu_self;
+
+/**
+ * struct ksync_srcu_struct - an SRCU domain.
+ *
+ * Everything a domain needs lives here (or in slots reached from here), so any
+ * number of translation units, each with its own copy of the slow paths,
+ * cooperate on it. Initialise with KSYNC_DEFINE_SRCU()/KSYNC_DEFINE_STATIC_SRCU()
+ * or ksync_init_srcu_struct(); fields are private.
+ */
+struct ksync_srcu_struct {
+	/* Read mostly: what readers load. */
+	unsigned long id;	/* unique, nonzero once set up; bit 0: fenced mode */
+	unsigned long idx;	/* bit 0: the index new readers count on */
+	int gp_waiting;		/* a grace period is waiting for readers */
+	unsigned int flags;	/* KSYNC_SRCU_* given at init */
+
+	/* Update side, away from the readers' line. */
+	pthread_mutex_t lock KSYNC_CACHELINE_ALIGNED; /* slots, shared */
+	struct ksync_list_head slots;
+	/* Folded counts of exited threads; down_read/up_read and fallbacks (atomic RMW). */
+	struct ksync_srcu_slot shared;
+	pthread_mutex_t gp_mutex;	/* serialises grace periods */
+	unsigned long gp_seq;		/* 2 * completed + (1 while one runs) */
+
+	/* Callbacks. */
+	void *cb_stack KSYNC_CACHELINE_ALIGNED; /* lock-free LIFO of queued heads */
+	unsigned long cb_count;		/* queued, not yet invoked */
+	unsigned long cb_by_helper;	/* heads queued by callbacks (srcu_barrier) */
+	pthread_mutex_t cb_lock;
+	pthread_cond_t cb_wake;		/* the helper sleeps here */
+	pthread_cond_t cb_done;		/* producers over the limit, barriers */
+	unsigned long poll_req;		/* cookie the helper must reach */
+	int poll_req_valid;
+	int helper_state;		/* 0 none, 1 running, 2 stopping */
+	int helper_sleeping;
+	pthread_t helper;
+	void *dbg_set;			/* KSYNC_DEBUG: heads queued (double call_srcu) */
+	struct ksync_list_head dlink;	/* on the process-wide list of domains */
+};
+
+/**
+ * KSYNC_SRCU_INITIALIZER() - static initialiser of the domain @name.
+ *
+ * The domain is usable at once; its process-wide registration happens on
+ * first use. Used by KSYNC_DEFINE_SRCU().
+ */
+#define KSYNC_SRCU_INITIALIZER(name)                                           \
+	{                                                                      \
+		.id = 0, .idx = 0, .gp_waiting = 0, .flags = 0,                \
+		.lock = PTHREAD_MUTEX_INITIALIZER,                             \
+		.slots = KSYNC_LIST_HEAD_INIT((name).slots),                   \
+		.shared = { { 0, 0 }, { 0, 0 }, 0, 0, { 0, 0 }, 0 },           \
+		.gp_mutex = PTHREAD_MUTEX_INITIALIZER, .gp_seq = 0,            \
+		.cb_stack = 0, .cb_count = 0, .cb_by_helper = 0,               \
+		.cb_lock = PTHREAD_MUTEX_INITIALIZER,                          \
+		.cb_wake = PTHREAD_COND_INITIALIZER,                           \
+		.cb_done = PTHREAD_COND_INITIALIZER,                           \
+		.poll_req = 0, .poll_req_valid = 0, .helper_state = 0,         \
+		.helper_sleeping = 0, .helper = 0, .dbg_set = 0,               \
+		.dlink = KSYNC_LIST_HEAD_INIT((name).dlink),                   \
+	}
+
+/**
+ * KSYNC_DEFINE_SRCU() - define an SRCU domain @name, usable with no init call.
+ * @name: the variable's name
+ */
+#define KSYNC_DEFINE_SRCU(name) struct ksync_srcu_struct name = KSYNC_SRCU_INITIALIZER(name)
+
+/**
+ * KSYNC_DEFINE_STATIC_SRCU() - as KSYNC_DEFINE_SRCU(), with internal linkage.
+ * @name: the variable's name
+ */
+#define KSYNC_DEFINE_STATIC_SRCU(name)                                         \
+	static struct ksync_srcu_struct name = KSYNC_SRCU_INITIALIZER(name)
+
+/* The slow paths: static functions, one copy per translation unit. */
+#define KSYNC_SRCU_H_INSIDE 1
+#include <ksync/impl/srcu_core.h>
+#undef KSYNC_SRCU_H_INSIDE
+
+/**
+ * ksync_srcu_read_lock() - enter a read section of @ssp.
+ * @ssp: the domain
+ *
+ * Sections nest, may block or sleep, and may be open in several domains at
+ * once. The section must end on the same thread with ksync_srcu_read_unlock()
+ * and the index returned here (use ksync_srcu_down_read() for sections that
+ * end elsewhere). No registration is needed, and no thread is too new.
+ *
+ * Ordering: a grace period cannot end before every section that began
+ * before it has ended; a section that a grace period does not wait for sees
+ * everything the updater did before starting that grace period.
+ *
+ * Return: the index to pass to ksync_srcu_read_unlock() (0 or 1).
+ */
+static KSYNC_ALWAYS_INLINE int ksync_srcu_read_lock(struct ksync_srcu_struct *ssp)
+{
+	unsigned long id = KSYNC_READ_ONCE(ssp->id);
+	struct ksync_srcu_slot *s = ksync__srcu_cached_slot(id);
+
+	if (ksync_unlikely(!s))
+		return ksync__srcu_read_lock_slow(ssp);
+	int idx = (int)(KSYNC_READ_ONCE(ssp->idx) & 1);
+	KSYNC_WRITE_ONCE(s->lock[idx], s->lock[idx] + 1);
+	if (id & 1)
+		ksync_smp_mb(); /* B: pairs with M0 in ksync__srcu_gp_one() (fenced mode) */
+	else
+		ksync_barrier(); /* B: membarrier M0 promotes this to a full barrier */
+	return idx;
+}
+
+/**
+ * ksync_srcu_read_unlock() - leave a read section of @ssp.
+ * @ssp: the domain
+ * @idx: what the matching ksync_srcu_read_lock() returned, on this thread
+ *
+ * An index that no open section of this thread holds is reported
+ * (KSYNC_WARN_ONCE, file and line) and ignored, so that misuse can only make
+ * grace periods wait longer, never end early.
+ *
+ * Ordering: every access of the section happens before the end of any grace
+ * period that waits for it (release; pairs with the acquire loads of the
+ * counters in ksync__srcu_sum()).
+ */
+static KSYNC_ALWAYS_INLINE void ksync_srcu_read_unlock(struct ksync_srcu_struct *ssp, int idx)
+{
+	unsigned long id = KSYNC_READ_ONCE(ssp->id);
+	struct ksync_srcu_slot *s = ksync__srcu_cached_slot(id);
+
+	if (ksync_unlikely(!s || (unsigned)idx > 1 || s->lock[idx] == s->unlock[idx])) {
+		ksync__srcu_read_unlock_slow(ssp, idx);
+		return;
+	}
+	unsigned long v = s->unlock[idx] + 1;
+	if (id & 1) {
+		/* C: release, pairs with the acquire sums of ksync__srcu_sum() (fenced mode) */
+		ksync_smp_store_release(&s->unlock[idx], v);
+	} else {
+		/* C: membarrier M0/M_end of the grace period stand for the reader's barrier */
+		ksync_barrier();
+		KSYNC_WRITE_ONCE(s->unlock[idx], v);
+	}
+}
+
+/**
+ * ksync_srcu_down_read() - enter a read section of @ssp that may end on
+ * another thread.
+ * @ssp: the domain
+ *
+ * Like ksync_srcu_read_lock(), but the section is not tied to this thread:
+ * pass the index to ksync_srcu_up_read() on any thread. Costs a locked
+ * read-modify-write on a domain-wide counter (the section has no owner slot).
+ *
+ * Return: the index to pass to ksync_srcu_up_read().
+ */
+static inline int ksync_srcu_down_read(struct ksync_srcu_struct *ssp)
+{
+	ksync__srcu_ensure_init(ssp);
+	int idx = (int)(KSYNC_READ_ONCE(ssp->idx) & 1);
+	/* B: fully ordered RMW, pairs with M0 in ksync__srcu_gp_one() */
+	(void)ksync_ulong_fetch_add(&ssp->shared.lock[idx], 1);
+	return idx;
+}
+
+/**
+ * ksync_srcu_up_read() - end a section begun by ksync_srcu_down_read().
+ * @ssp: the domain
+ * @idx: what ksync_srcu_down_read() returned (on any thread)
+ *
+ * An index with no open down_read section is reported and ignored.
+ */
+static inline void ksync_srcu_up_read(struct ksync_srcu_struct *ssp, int idx)
+{
+	if (KSYNC_WARN_ONCE((unsigned)idx > 1, "ksync_srcu_up_read(): index is not 0 or 1"))
+		return;
+	/* C: fully ordered cmpxchg, pairs with the acquire sums of ksync__srcu_sum() */
+	if (!ksync__srcu_shared_unlock(ssp, idx))
+		KSYNC_WARN_ONCE(1, "ksync_srcu_up_read(): no srcu_down_read() section holds this index");
+}
+
+/**
+ * ksync_srcu_read_lock_held() - is the calling thread inside a
+ * ksync_srcu_read_lock() section of @ssp?
+ * @ssp: the domain
+ *
+ * Exact in every build for ksync_srcu_read_lock() sections; sections of
+ * ksync_srcu_down_read() belong to no thread and do not count.
+ *
+ * Return: 1 if inside, 0 otherwise.
+ */
+static inline int ksync_srcu_read_lock_held(const struct ksync_srcu_struct *ssp)
+{
+	return ksync__srcu_self_inside(ssp);
+}
+
+/**
+ * ksync_srcu_dereference_check() - load an SRCU-protected pointer.
+ * @p: the pointer (an lvalue)
+ * @ssp: the domain whose read section protects it
+ * @c: another condition that makes the access legal (an update-side lock held)
+ *
+ * In KSYNC_DEBUG builds, warns once (file and line) unless @c holds or the
+ * caller is inside a read section of @ssp.
+ * Return: the pointer, dependency ordered (see ksync_rcu_dereference_raw()).
+ */
+#define ksync_srcu_dereference_check(p, ssp, c)                                \
+	__extension__({                                                        \
+		(void)KSYNC_DEBUG_WARN_ON_ONCE(!(c) && !ksync_srcu_read_lock_held(ssp)); \
+		ksync_rcu_dereference_raw(p);                                  \
+	})
+
+/**
+ * ksync_srcu_dereference() - load an SRCU-protected pointer inside a read
+ * section of @ssp.
+ * @p: the pointer (an lvalue)
+ * @ssp: the domain
+ */
+#define ksync_srcu_dereference(p, ssp) ksync_srcu_dereference_check(p, ssp, 0)
+
+/**
+ * ksync_srcu_gp_pending() - is a grace period of @ssp waiting for readers?
+ * @ssp: the domain
+ *
+ * One relaxed load: a long traversal can poll it and, when true, drop its
+ * section (after taking a reference or noting where to resume) so that the
+ * updater can proceed. A hint, never a guarantee either way.
+ */
+static KSYNC_ALWAYS_INLINE bool ksync_srcu_gp_pending(const struct ksync_srcu_struct *ssp)
+{
+	return KSYNC_READ_ONCE(ssp->gp_waiting) != 0;
+}
+
+/* Scoped sections (cleanup attribute). */
+struct ksync__srcu_guard {
+	struct ksync_srcu_struct *ssp;
+	int idx;
+	int once;
+};
+
+static inline struct ksync__srcu_guard ksync__srcu_guard_enter(struct ksync_srcu_struct *ssp)
+{
+	struct ksync__srcu_guard g = { ssp, ksync_srcu_read_lock(ssp), 1 };
+	return g;
+}
+
+static inline void ksync__srcu_guard_exit(struct ksync__srcu_guard *g)
+{
+	ksync_srcu_read_unlock(g->ssp, g->idx);
+}
+
+/**
+ * KSYNC_SRCU_GUARD() - be inside a read section of @ssp until the end of the
+ * enclosing scope (the kernel's guard(srcu)(ssp)).
+ * @ssp: the domain
+ */
+#define KSYNC_SRCU_GUARD(ssp)                                                  \
+	struct ksync__srcu_guard KSYNC_UNIQUE(ksync__srcu_guard_)              \
+		__attribute__((__cleanup__(ksync__srcu_guard_exit), __unused__)) = \
+			ksync__srcu_guard_enter(ssp)
+
+/**
+ * ksync_scoped_guard_srcu() - run the following statement or block inside a
+ * read section of @ssp (the kernel's scoped_guard(srcu, ssp)). `break` leaves
+ * the block and the section.
+ * @ssp: the domain
+ */
+#define ksync_scoped_guard_srcu(ssp)                                           \
+	for (struct ksync__srcu_guard KSYNC_UNIQUE(ksync__srcu_sg_)            \
+		     __attribute__((__cleanup__(ksync__srcu_guard_exit))) =    \
+			     ksync__srcu_guard_enter(ssp);                     \
+	     KSYNC_UNIQUE(ksync__srcu_sg_).once; KSYNC_UNIQUE(ksync__srcu_sg_).once = 0)
+
+KSYNC_EXTERN_C_END
+
+#endif /* KSYNC_SRCU_H */
