@@ -6,3 +6,18 @@ ksync_add_test(srcu_test_debug SOURCES srcu_test.c LABELS quick concurrent
                DEFINES KSYNC_DEBUG TIMEOUT 120)
 ksync_add_test(srcu_test_fenced SOURCES srcu_test.c LABELS quick concurrent TIMEOUT 120)
 set_tests_properties(srcu_test_fenced PROPERTIES ENVIRONMENT "KSYNC_SRCU_FENCED=1")
+
+# Torture: short in the suite, minutes in the stress variant, and in fenced mode.
+ksync_add_test(srcu_torture SOURCES srcu_torture.c LABELS quick concurrent TIMEOUT 120)
+ksync_add_test(srcu_torture_fenced SOURCES srcu_torture.c LABELS quick concurrent TIMEOUT 120)
+set_tests_properties(srcu_torture_fenced PROPERTIES ENVIRONMENT "KSYNC_SRCU_FENCED=1")
+ksync_add_test(srcu_torture_stress SOURCES srcu_torture.c LABELS stress TIMEOUT 900)
+set_tests_properties(srcu_torture_stress PROPERTIES ENVIRONMENT "KTEST_SECONDS=120")
+
+# Mutation check: grace periods without their second (resp. first) wait must
+# be caught by the torture test. Not under sanitizers (the mutant reads
+# memory a broken grace period let go; it parks elements instead of freeing).
+if(NOT KSYNC_SANITIZE)
+  ksync_add_test(srcu_torture_mutant_wait2 SOURCES srcu_torture.c LABELS quick TIMEOUT 120
+                 DEFINES KT_MUTANT KSYNC_SRCU_MUTATE_SKIP_WAIT=2)
+endif()
