@@ -9,6 +9,7 @@
 #include <ksync/srcu.h>
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -338,7 +339,8 @@ KTEST(sized_map_grow_concurrent)
 	static struct setter_arg args[GROW_SETTERS];
 	pthread_t setters[GROW_SETTERS], walker;
 	unsigned long walks = 0, grows = 0;
-	double deadline = ktest_now() + ktest_seconds(1.5);
+	double seconds = ktest_seconds(1.5);
+	double deadline = ktest_now() + seconds;
 
 	KASSERT(ksync_init_srcu_struct(&grow_srcu) == 0);
 	KSYNC_RCU_INIT_POINTER(grow_slot, ksync_sized_map_alloc(5, sizeof(ksync_atomic_long_t)));
@@ -349,16 +351,22 @@ KTEST(sized_map_grow_concurrent)
 	}
 	KASSERT(pthread_create(&walker, NULL, grow_walker, &walks) == 0);
 
-	/* The grower: small steps (often within one unit, often adding one). */
+	/*
+	 * The grower: small steps (often within one unit, often adding one),
+	 * about 80 of them spread over the run, so that setters and the walker
+	 * meet growth all along, however long KTEST_SECONDS makes it.
+	 */
 	unsigned int n = 5;
+	double step = seconds / 80;
 	while (ktest_now() < deadline) {
-		n = n + 1 + (unsigned int)(rnd() % 40);
+		n = n + 1 + (unsigned int)(rnd() % 36);
 		if (n > GROW_MAX_BITS)
 			break;
 		KASSERT(ksync_sized_map_grow(&grow_slot, n, &grow_srcu) == 0);
 		grows++;
-		for (int spin = 0; spin < 20000; spin++)
-			ksync_cpu_relax();
+		double until = ktest_now() + step;
+		while (ktest_now() < until)
+			sched_yield();
 	}
 	while (ktest_now() < deadline)
 		ksync_cpu_relax();
