@@ -21,3 +21,14 @@ if(NOT KSYNC_SANITIZE)
   ksync_add_test(srcu_torture_mutant_wait2 SOURCES srcu_torture.c LABELS quick TIMEOUT 120
                  DEFINES KT_MUTANT KSYNC_SRCU_MUTATE_SKIP_WAIT=2)
 endif()
+
+# The Promela model next to the code, checked exhaustively by spin together
+# with its mutants (each must be rejected).
+find_program(KSYNC_SPIN spin)
+if(KSYNC_SPIN)
+  add_test(NAME srcu_model
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/srcu_model.sh
+                   ${PROJECT_SOURCE_DIR}/include/ksync/impl/srcu.pml
+                   ${CMAKE_CURRENT_BINARY_DIR}/srcu_model)
+  set_tests_properties(srcu_model PROPERTIES LABELS "model" TIMEOUT 300)
+endif()
