@@ -1,0 +1,1326 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * lib/shrinker/shrinker.c - the lockless shrinker registry.
+ *
+ * Theory of operation
+ * -------------------
+ * Objects and who may touch them:
+ *
+ *  registry   one SRCU domain (reg->srcu), one writers' mutex (reg->mutex),
+ *             an RCU list of shrinker nodes (reg->shrinkers), an RCU list of
+ *             groups (reg->groups), and an id table (reg->idr: id -> node,
+ *             published through an RCU pointer, grown by copy + publish +
+ *             call_srcu free of the old table).
+ *  node       the registry's private record of one shrinker: list link, id,
+ *             a reference count, a completion word, the state, per-node
+ *             nr_deferred of the global walk. The caller's struct
+ *             ksync_shrinker is reached only through node->shrinker and only
+ *             while a reference is held.
+ *  group      per node an RCU slot holding a sized map (<ksync/bitmap.h>):
+ *             one bit per shrinker id plus a companion ksync_atomic_long_t,
+ *             the group's nr_deferred of that id. All maps of all groups
+ *             have reg->nr_max bits; a new high id grows all of them
+ *             (ksync_sized_map_grow(): shared units, so a bit or a deferred
+ *             count written through an old generation is never lost).
+ *
+ * Readers (ksync_shrink_slab(), ksync_set_shrinker_bit(), the debug calls)
+ * run inside ksync_srcu_read_lock(&reg->srcu) and never take reg->mutex.
+ * Before calling into a shrinker they take a reference
+ * (ksync_atomic_inc_not_zero(&node->refcount): "try_get"), and drop it after.
+ * Writers hold reg->mutex while they change the lists, the id table or the
+ * maps, but never while they wait.
+ *
+ * Lifetime of a shrinker:
+ *   prepare   node allocated; a memcg-aware shrinker gets the lowest free id
+ *             and its node is stored in the id table with refcount 0 (so a
+ *             walker that meets the id clears the bit and moves on).
+ *   register  refcount := 1 (release, label R1), then the node is linked
+ *             into reg->shrinkers (ksync_list_add_tail_rcu, release). A walker
+ *             whose try_get succeeds read-acquires the count (fully ordered
+ *             RMW, R2 pairs with R1) and so sees every field of the caller's
+ *             struct written before registration.
+ *   unregister  state REGISTERED -> UNREGISTERING (cmpxchg: one winner);
+ *             drop the initial reference; wait for the completion, which the
+ *             thread that drops the count to zero fires. From then on try_get
+ *             fails forever (the count never leaves zero), so no callback of
+ *             this shrinker starts again and none is running: this is the
+ *             guarantee ksync_unregister_shrinker() gives, and the ONLY wait.
+ *             Then, under the mutex, unlink from the list and clear the id
+ *             slot; finally call_srcu() frees the node once no reader can
+ *             still hold a pointer to it. No synchronize_srcu() anywhere on
+ *             this path (that was the 6.4 regression).
+ *
+ * The global walk (group == NULL) iterates reg->shrinkers. The group walk
+ * finds set bits in the group's map and looks the ids up in the id table. A
+ * walk that notices a writer waiting for a grace period of reg->srcu
+ * (ksync_srcu_gp_pending()) leaves and re-enters its read section before
+ * the next shrinker: with a reference held (global walk) the node stays on
+ * the list, because unlinking waits for the count; the group walk
+ * re-fetches the map and resumes at the next id.
+ *
+ * Groups are protected the same way: a group walk try_gets the group, and
+ * ksync_shrinker_group_destroy() unlinks the group, drops the initial
+ * reference, waits for walks in the group, moves its nr_deferred to the
+ * parent (so deferred work is never lost) and frees the maps by call_srcu.
+ *
+ * nr_deferred ledger: work sits in a group counter (group walk), in the
+ * node's per-node counter (global walk), in reg->orphaned (work of a
+ * destroyed top-level group) or in reg->retired (global counters of an
+ * unregistered shrinker). Growth moves nothing (shared units), reparenting
+ * moves counts with xchg + add, unregister leaves group counters in place:
+ * an id reused later inherits them, as in the kernel.
+ *
+ * Barrier pairs used below:
+ *   R1/R2  register publishes the refcount; try_get acquires it.
+ *   C1/C2  completion: the last put releases, the waiter acquires.
+ *   S1/W1  set_shrinker_bit's full barrier between "objects are visible" and
+ *          the bit, against the group walk's barrier between clearing the
+ *          bit on SHRINK_EMPTY and counting again.
+ */
+#define _GNU_SOURCE
+#include <ksync/shrinker.h>
+
+#include <ksync/atomic.h>
+#include <ksync/bitmap.h>
+#include <ksync/list.h>
+#include <ksync/math.h>
+#include <ksync/rcupdate.h>
+#include <ksync/rculist.h>
+#include <ksync/srcu.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define NODE_MAGIC 0x5348524b4e4f4445UL /* "SHRKNODE" */
+#define GROUP_MAGIC 0x5348524b47525550UL
+
+enum node_state {
+	NODE_PREPARED = 1,
+	NODE_REGISTERED,
+	NODE_UNREGISTERING,
+	NODE_UNREGISTERED,
+};
+
+struct ksync_shrinker_node {
+	struct ksync_list_head list; /* reg->shrinkers, RCU */
+	struct ksync_shrinker *shrinker;
+	struct ksync_shrinker_registry *reg;
+	unsigned long magic;
+	ksync_atomic_t refcount;
+	ksync_atomic_t done; /* completion word: 0 open, 1 done, 2 open with a sleeper */
+	ksync_atomic_t state;
+	unsigned flags;
+	int id;
+	bool owned; /* allocated by ksync_shrinker_alloc(): owned_s is the shrinker */
+	struct ksync_rcu_head rcu;
+	char name[48];
+	struct ksync_shrinker owned_s;
+	ksync_atomic_long_t nr_deferred[]; /* per node, global walk */
+};
+
+struct idr_table {
+	unsigned int nr;
+	struct ksync_rcu_head rcu;
+	struct ksync_shrinker_node *KSYNC_RCU slot[];
+};
+
+struct ksync_shrinker_group {
+	struct ksync_list_head list; /* reg->groups, RCU */
+	struct ksync_shrinker_registry *reg;
+	struct ksync_shrinker_group *parent;
+	unsigned long magic;
+	int id;
+	int nr_children;         /* writers only */
+	bool dead;               /* writers only */
+	ksync_atomic_t refcount; /* 1 + walks in progress */
+	ksync_atomic_t done;     /* completion word, as the node's */
+	struct ksync_rcu_head rcu;
+	struct ksync_sized_map *KSYNC_RCU maps[]; /* per node */
+};
+
+struct ksync_shrinker_registry {
+	struct ksync_srcu_struct srcu;
+	pthread_mutex_t mutex; /* writers */
+	struct ksync_list_head shrinkers;
+	struct ksync_list_head groups;
+	struct idr_table *KSYNC_RCU idr;
+	int nr_nodes;
+	unsigned int nr_max; /* bits of every group map; written under mutex, read with READ_ONCE */
+	unsigned long *ids_used; /* writers only */
+	unsigned int ids_cap;
+	int next_group_id;
+	int nr_groups;
+	int nr_nodes_alive; /* prepared or registered shrinkers */
+	ksync_atomic_long_t orphaned;
+	ksync_atomic_long_t retired;
+};
+
+/* ------------------------------------------------------------------------ */
+/* Yield hook                                                               */
+
+static void (*yield_hook)(int, void *);
+static void *yield_arg;
+
+void ksync_shrinker_set_yield_hook(void (*hook)(int point, void *arg), void *arg)
+{
+	KSYNC_WRITE_ONCE(yield_arg, arg);
+	/* Y1: orders the argument before the hook; pairs with Y2 in yield_point(). */
+	ksync_smp_store_release(&yield_hook, hook);
+}
+
+static KSYNC_ALWAYS_INLINE void yield_point(int point)
+{
+	void (*hook)(int, void *) = KSYNC_READ_ONCE(yield_hook);
+
+	if (ksync_unlikely(hook != NULL)) {
+		/* Y2: pairs with Y1. */
+		hook = ksync_smp_load_acquire(&yield_hook);
+		if (hook)
+			hook(point, KSYNC_READ_ONCE(yield_arg));
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* Completions (futex based: no lock shared with anyone)                    */
+
+static void completion_fire(ksync_atomic_t *done)
+{
+	/* C1: fully ordered; everything before the last put happens before the waiter returns. */
+	if (ksync_atomic_xchg(done, 1) == 2)
+		syscall(SYS_futex, &done->counter, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+static void completion_wait(ksync_atomic_t *done)
+{
+	for (int spin = 0; spin < 200; spin++) {
+		/* C2: acquire; pairs with C1. */
+		if (ksync_atomic_read_acquire(done) == 1)
+			return;
+		ksync_cpu_relax();
+	}
+	for (;;) {
+		int v = 0;
+
+		if (ksync_atomic_try_cmpxchg(done, &v, 2) || v == 2)
+			syscall(SYS_futex, &done->counter, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
+		/* C2: as above. */
+		if (ksync_atomic_read_acquire(done) == 1)
+			return;
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* Per-thread record of the shrinkers this thread is calling into           */
+
+#define CALL_DEPTH_MAX 8
+static _Thread_local struct ksync_shrinker_node *tls_calling[CALL_DEPTH_MAX];
+static _Thread_local int tls_depth;
+
+static bool thread_is_calling(const struct ksync_shrinker_node *node)
+{
+	for (int i = 0; i < tls_depth && i < CALL_DEPTH_MAX; i++)
+		if (tls_calling[i] == node)
+			return true;
+	return false;
+}
+
+static KSYNC_ALWAYS_INLINE void call_enter(struct ksync_shrinker_node *node)
+{
+	if (tls_depth < CALL_DEPTH_MAX)
+		tls_calling[tls_depth] = node;
+	tls_depth++;
+}
+
+static KSYNC_ALWAYS_INLINE void call_exit(void)
+{
+	tls_depth--;
+}
+
+/* ------------------------------------------------------------------------ */
+/* References                                                               */
+
+static KSYNC_ALWAYS_INLINE bool node_try_get(struct ksync_shrinker_node *node)
+{
+	/* R2: fully ordered RMW; reads the count published by R1. */
+	return ksync_atomic_inc_not_zero(&node->refcount);
+}
+
+static KSYNC_ALWAYS_INLINE void node_put(struct ksync_shrinker_node *node)
+{
+	if (ksync_atomic_dec_and_test(&node->refcount))
+		completion_fire(&node->done);
+}
+
+static KSYNC_ALWAYS_INLINE bool group_try_get(struct ksync_shrinker_group *g)
+{
+	return ksync_atomic_inc_not_zero(&g->refcount);
+}
+
+static KSYNC_ALWAYS_INLINE void group_put(struct ksync_shrinker_group *g)
+{
+	if (ksync_atomic_dec_and_test(&g->refcount))
+		completion_fire(&g->done);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Registries                                                               */
+
+#define INITIAL_NR_MAX ((unsigned int)KSYNC_BITS_PER_LONG)
+
+static struct idr_table *idr_alloc_table(unsigned int nr)
+{
+	struct idr_table *t = calloc(1, sizeof(*t) + (size_t)nr * sizeof(t->slot[0]));
+
+	if (t)
+		t->nr = nr;
+	return t;
+}
+
+static void free_rcu_idr(struct ksync_rcu_head *head)
+{
+	free(ksync_container_of(head, struct idr_table, rcu));
+}
+
+struct ksync_shrinker_registry *ksync_shrinker_registry_create(int nr_nodes)
+{
+	struct ksync_shrinker_registry *reg;
+
+	if (KSYNC_WARN(nr_nodes < 1 || nr_nodes > KSYNC_SHRINKER_MAX_NODES,
+		       "ksync_shrinker_registry_create: bad nr_nodes"))
+		return NULL;
+	reg = calloc(1, sizeof(*reg));
+	if (!reg)
+		return NULL;
+	if (ksync_init_srcu_struct(&reg->srcu) != 0) {
+		free(reg);
+		return NULL;
+	}
+	pthread_mutex_init(&reg->mutex, NULL);
+	ksync_init_list_head(&reg->shrinkers);
+	ksync_init_list_head(&reg->groups);
+	reg->nr_nodes = nr_nodes;
+	reg->nr_max = INITIAL_NR_MAX;
+	reg->ids_cap = INITIAL_NR_MAX;
+	reg->ids_used = calloc(KSYNC_BITS_TO_LONGS(reg->ids_cap), sizeof(unsigned long));
+	struct idr_table *t = idr_alloc_table(INITIAL_NR_MAX);
+	if (!reg->ids_used || !t) {
+		free(reg->ids_used);
+		free(t);
+		ksync_cleanup_srcu_struct(&reg->srcu);
+		free(reg);
+		return NULL;
+	}
+	KSYNC_RCU_INIT_POINTER(reg->idr, t);
+	return reg;
+}
+
+int ksync_shrinker_registry_destroy(struct ksync_shrinker_registry *reg)
+{
+	if (!reg)
+		return -EINVAL;
+	pthread_mutex_lock(&reg->mutex);
+	bool busy = reg->nr_groups != 0 || reg->nr_nodes_alive != 0;
+	pthread_mutex_unlock(&reg->mutex);
+	if (KSYNC_WARN(busy, "ksync_shrinker_registry_destroy: shrinkers or groups remain; leaking the registry"))
+		return -EBUSY;
+	ksync_srcu_barrier(&reg->srcu);
+	free((void *)ksync_rcu_access_pointer(reg->idr));
+	free(reg->ids_used);
+	ksync_cleanup_srcu_struct(&reg->srcu);
+	pthread_mutex_destroy(&reg->mutex);
+	free(reg);
+	return 0;
+}
+
+static pthread_once_t default_once = PTHREAD_ONCE_INIT;
+static struct ksync_shrinker_registry *default_reg;
+static int default_nr_nodes = 1;
+static int default_created;
+
+static void default_init(void)
+{
+	struct ksync_shrinker_registry *r = ksync_shrinker_registry_create(default_nr_nodes);
+
+	ksync_smp_store_release(&default_reg, r);
+	KSYNC_WRITE_ONCE(default_created, 1);
+}
+
+struct ksync_shrinker_registry *ksync_shrinker_registry_default(void)
+{
+	struct ksync_shrinker_registry *r = ksync_smp_load_acquire(&default_reg);
+
+	if (ksync_likely(r != NULL))
+		return r;
+	pthread_once(&default_once, default_init);
+	return ksync_smp_load_acquire(&default_reg);
+}
+
+int ksync_shrinker_set_default_nr_nodes(int nr_nodes)
+{
+	if (KSYNC_WARN(nr_nodes < 1 || nr_nodes > KSYNC_SHRINKER_MAX_NODES,
+		       "ksync_shrinker_set_default_nr_nodes: bad nr_nodes"))
+		return -EINVAL;
+	if (KSYNC_READ_ONCE(default_created))
+		return -EBUSY;
+	KSYNC_WRITE_ONCE(default_nr_nodes, nr_nodes);
+	return 0;
+}
+
+static KSYNC_ALWAYS_INLINE struct ksync_shrinker_registry *
+reg_or_default(struct ksync_shrinker_registry *reg)
+{
+	return reg ? reg : ksync_shrinker_registry_default();
+}
+
+int ksync_shrinker_registry_nr_nodes(struct ksync_shrinker_registry *reg)
+{
+	reg = reg_or_default(reg);
+	return reg ? reg->nr_nodes : 0;
+}
+
+int ksync_shrinker_nr_max(struct ksync_shrinker_registry *reg)
+{
+	reg = reg_or_default(reg);
+	return reg ? (int)KSYNC_READ_ONCE(reg->nr_max) : 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Ids and growth (writers, under reg->mutex)                               */
+
+/* Grow every group's maps and the id table to @new_nr bits. */
+static int grow_locked(struct ksync_shrinker_registry *reg, unsigned int new_nr)
+{
+	struct ksync_shrinker_group *g;
+	struct idr_table *old, *t;
+	int ret;
+
+	if (new_nr <= reg->nr_max)
+		return 0;
+	/* Maps first: once nr_max says "new_nr", set_shrinker_bit callers expect room. */
+	ksync_list_for_each_entry(g, &reg->groups, list) {
+		for (int nid = 0; nid < reg->nr_nodes; nid++) {
+			ret = ksync_sized_map_grow(&g->maps[nid], new_nr, &reg->srcu);
+			if (ret)
+				return ret; /* grown maps stay grown: harmless */
+		}
+	}
+	old = (struct idr_table *)ksync_rcu_access_pointer(reg->idr);
+	t = idr_alloc_table(new_nr);
+	if (!t)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < old->nr; i++)
+		KSYNC_RCU_INIT_POINTER(t->slot[i], ksync_rcu_access_pointer(old->slot[i]));
+	/* Publishes the copied slots; pairs with ksync_srcu_dereference() in idr_lookup(). */
+	ksync_rcu_assign_pointer(reg->idr, t);
+	KSYNC_WRITE_ONCE(reg->nr_max, new_nr);
+	yield_point(KSYNC_SHRINKER_YP_GROW_PUBLISHED);
+	ksync_call_srcu(&reg->srcu, &old->rcu, free_rcu_idr);
+	return 0;
+}
+
+static int id_alloc_locked(struct ksync_shrinker_registry *reg)
+{
+	unsigned int id = 0, words = (unsigned int)KSYNC_BITS_TO_LONGS(reg->ids_cap);
+
+	for (unsigned int w = 0; w < words; w++) {
+		if (reg->ids_used[w] != ~0UL) {
+			id = w * KSYNC_BITS_PER_LONG + (unsigned int)__builtin_ctzl(~reg->ids_used[w]);
+			goto found;
+		}
+	}
+	id = reg->ids_cap;
+found:
+	if (id >= (unsigned int)INT_MAX / 2)
+		return -ENOSPC;
+	if (id >= reg->ids_cap) {
+		unsigned int cap = reg->ids_cap * 2;
+		unsigned long *n = realloc(reg->ids_used, KSYNC_BITS_TO_LONGS(cap) * sizeof(long));
+		if (!n)
+			return -ENOMEM;
+		memset(n + words, 0, (KSYNC_BITS_TO_LONGS(cap) - words) * sizeof(long));
+		reg->ids_used = n;
+		reg->ids_cap = cap;
+	}
+	if (id >= reg->nr_max) {
+		int ret = grow_locked(reg, ksync_round_up(id + 1, (unsigned int)KSYNC_BITS_PER_LONG));
+		if (ret)
+			return ret;
+	}
+	reg->ids_used[id / KSYNC_BITS_PER_LONG] |= 1UL << (id % KSYNC_BITS_PER_LONG);
+	return (int)id;
+}
+
+static void id_free_locked(struct ksync_shrinker_registry *reg, int id)
+{
+	struct idr_table *t = (struct idr_table *)ksync_rcu_access_pointer(reg->idr);
+
+	KSYNC_RCU_INIT_POINTER(t->slot[id], NULL);
+	reg->ids_used[id / KSYNC_BITS_PER_LONG] &= ~(1UL << (id % KSYNC_BITS_PER_LONG));
+}
+
+static KSYNC_ALWAYS_INLINE struct ksync_shrinker_node *
+idr_lookup(struct ksync_shrinker_registry *reg, unsigned int id)
+{
+	struct idr_table *t = ksync_srcu_dereference(reg->idr, &reg->srcu);
+
+	if (id >= t->nr)
+		return NULL;
+	return ksync_srcu_dereference(t->slot[id], &reg->srcu);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Allocation, registration                                                 */
+
+static void free_rcu_node(struct ksync_rcu_head *head)
+{
+	struct ksync_shrinker_node *node = ksync_container_of(head, struct ksync_shrinker_node, rcu);
+
+	node->magic = 0;
+	free(node);
+}
+
+static struct ksync_shrinker_node *node_prepare(struct ksync_shrinker_registry *reg,
+						struct ksync_shrinker *s, bool owned,
+						unsigned flags, const char *fmt, va_list ap)
+{
+	struct ksync_shrinker_node *node;
+
+	node = calloc(1, sizeof(*node) + (size_t)reg->nr_nodes * sizeof(node->nr_deferred[0]));
+	if (!node)
+		return NULL;
+	node->magic = NODE_MAGIC;
+	node->reg = reg;
+	node->owned = owned;
+	node->flags = flags;
+	node->id = -1;
+	if (owned)
+		s = &node->owned_s;
+	node->shrinker = s;
+	if (fmt)
+		vsnprintf(node->name, sizeof(node->name), fmt, ap);
+	ksync_atomic_set(&node->state, NODE_PREPARED);
+
+	pthread_mutex_lock(&reg->mutex);
+	if (flags & KSYNC_SHRINKER_MEMCG_AWARE) {
+		int id = id_alloc_locked(reg);
+		if (id < 0) {
+			pthread_mutex_unlock(&reg->mutex);
+			free(node);
+			return NULL;
+		}
+		node->id = id;
+		struct idr_table *t = (struct idr_table *)ksync_rcu_access_pointer(reg->idr);
+		/* Publishes the node (refcount 0: walkers skip it) to id lookups. */
+		ksync_rcu_assign_pointer(t->slot[id], node);
+	}
+	reg->nr_nodes_alive++;
+	pthread_mutex_unlock(&reg->mutex);
+
+	s->flags = flags;
+	s->id = node->id;
+	s->node = node;
+	return node;
+}
+
+struct ksync_shrinker *ksync_shrinker_alloc(struct ksync_shrinker_registry *reg, unsigned flags,
+					    const char *fmt, ...)
+{
+	struct ksync_shrinker_node *node;
+	va_list ap;
+
+	reg = reg_or_default(reg);
+	if (!reg)
+		return NULL;
+	if (KSYNC_WARN(flags & ~KSYNC_SHRINKER_USER_FLAGS, "ksync_shrinker_alloc: unknown flags"))
+		return NULL;
+	va_start(ap, fmt);
+	node = node_prepare(reg, NULL, true, flags, fmt, ap);
+	va_end(ap);
+	if (!node)
+		return NULL;
+	node->owned_s.seeks = KSYNC_DEFAULT_SEEKS;
+	return &node->owned_s;
+}
+
+/* The node of @s if @s is one of ours, else NULL (reported by the caller). */
+static struct ksync_shrinker_node *node_of(const struct ksync_shrinker *s)
+{
+	struct ksync_shrinker_node *node = s ? KSYNC_READ_ONCE(s->node) : NULL;
+
+	if (!node || node->magic != NODE_MAGIC || node->shrinker != s)
+		return NULL;
+	return node;
+}
+
+static int do_register(struct ksync_shrinker *s, const char *who)
+{
+	struct ksync_shrinker_node *node;
+	int st = NODE_PREPARED;
+
+	if (KSYNC_WARN(!s || !s->node, "register: shrinker not allocated/prepared"))
+		return -EINVAL;
+	node = node_of(s);
+	if (KSYNC_WARN(!node, "register: foreign shrinker (not prepared by this registry)"))
+		return -EINVAL;
+	if (KSYNC_WARN(!s->count_objects || !s->scan_objects,
+		       "register: count_objects and scan_objects are required"))
+		return -EINVAL;
+	if (!ksync_atomic_try_cmpxchg(&node->state, &st, NODE_REGISTERED)) {
+		KSYNC_WARN(1, "register: shrinker already registered (double register)");
+		(void)who;
+		return -EBUSY;
+	}
+	struct ksync_shrinker_registry *reg = node->reg;
+
+	node->flags = s->flags & KSYNC_SHRINKER_USER_FLAGS;
+	pthread_mutex_lock(&reg->mutex);
+	/* R1: release; the caller's fields and node fields before it; pairs with R2. */
+	ksync_atomic_set_release(&node->refcount, 1);
+	ksync_list_add_tail_rcu(&node->list, &reg->shrinkers);
+	pthread_mutex_unlock(&reg->mutex);
+	return 0;
+}
+
+int ksync_shrinker_register(struct ksync_shrinker *s)
+{
+	return do_register(s, "ksync_shrinker_register");
+}
+
+int ksync_prealloc_shrinker(struct ksync_shrinker_registry *reg, struct ksync_shrinker *s,
+			    const char *fmt, ...)
+{
+	struct ksync_shrinker_node *node;
+	va_list ap;
+
+	if (KSYNC_WARN(!s, "ksync_prealloc_shrinker: NULL shrinker"))
+		return -EINVAL;
+	if (KSYNC_WARN(s->node != NULL, "ksync_prealloc_shrinker: shrinker already prepared or registered"))
+		return -EBUSY;
+	if (KSYNC_WARN(s->flags & ~KSYNC_SHRINKER_USER_FLAGS, "ksync_prealloc_shrinker: unknown flags"))
+		return -EINVAL;
+	reg = reg_or_default(reg);
+	if (!reg)
+		return -ENOMEM;
+	va_start(ap, fmt);
+	node = node_prepare(reg, s, false, s->flags, fmt, ap);
+	va_end(ap);
+	return node ? 0 : -ENOMEM;
+}
+
+int ksync_register_shrinker_prepared(struct ksync_shrinker *s)
+{
+	return do_register(s, "ksync_register_shrinker_prepared");
+}
+
+int ksync_register_shrinker(struct ksync_shrinker_registry *reg, struct ksync_shrinker *s,
+			    const char *fmt, ...)
+{
+	struct ksync_shrinker_node *node;
+	va_list ap;
+	int ret;
+
+	if (KSYNC_WARN(!s, "ksync_register_shrinker: NULL shrinker"))
+		return -EINVAL;
+	if (KSYNC_WARN(s->node != NULL, "ksync_register_shrinker: shrinker already registered"))
+		return -EBUSY;
+	if (KSYNC_WARN(!s->count_objects || !s->scan_objects,
+		       "ksync_register_shrinker: count_objects and scan_objects are required"))
+		return -EINVAL;
+	if (KSYNC_WARN(s->flags & ~KSYNC_SHRINKER_USER_FLAGS, "ksync_register_shrinker: unknown flags"))
+		return -EINVAL;
+	reg = reg_or_default(reg);
+	if (!reg)
+		return -ENOMEM;
+	va_start(ap, fmt);
+	node = node_prepare(reg, s, false, s->flags, fmt, ap);
+	va_end(ap);
+	if (!node)
+		return -ENOMEM;
+	ret = do_register(s, "ksync_register_shrinker");
+	if (ret)
+		ksync_free_prealloced_shrinker(s);
+	return ret;
+}
+
+/* Retire @node's id and global counters and queue its memory (mutex not held). */
+static void node_release(struct ksync_shrinker_node *node)
+{
+	struct ksync_shrinker_registry *reg = node->reg;
+	long retired = 0;
+
+	pthread_mutex_lock(&reg->mutex);
+	if (node->id >= 0)
+		id_free_locked(reg, node->id);
+	for (int nid = 0; nid < reg->nr_nodes; nid++)
+		retired += ksync_atomic_long_xchg(&node->nr_deferred[nid], 0);
+	if (retired)
+		ksync_atomic_long_add(retired, &reg->retired);
+	reg->nr_nodes_alive--;
+	pthread_mutex_unlock(&reg->mutex);
+	yield_point(KSYNC_SHRINKER_YP_BEFORE_FREE);
+	ksync_call_srcu(&reg->srcu, &node->rcu, free_rcu_node);
+}
+
+/* REGISTERED -> UNREGISTERED: the only wait is for calls into this shrinker. */
+static int do_unregister(struct ksync_shrinker_node *node)
+{
+	struct ksync_shrinker_registry *reg = node->reg;
+	int st = NODE_REGISTERED;
+
+	if (KSYNC_WARN(thread_is_calling(node),
+		       "unregister: called from the shrinker's own callback (would deadlock)"))
+		return -EDEADLK;
+	if (!ksync_atomic_try_cmpxchg(&node->state, &st, NODE_UNREGISTERING)) {
+		if (st == NODE_PREPARED)
+			return -ENOENT;
+		KSYNC_WARN(1, "unregister: shrinker is being unregistered by another thread");
+		return -EBUSY;
+	}
+	node_put(node); /* the initial reference */
+	yield_point(KSYNC_SHRINKER_YP_UNREG_BEFORE_WAIT);
+	completion_wait(&node->done);
+	yield_point(KSYNC_SHRINKER_YP_UNREG_AFTER_WAIT);
+	pthread_mutex_lock(&reg->mutex);
+	ksync_list_del_rcu(&node->list);
+	pthread_mutex_unlock(&reg->mutex);
+	ksync_atomic_set(&node->state, NODE_UNREGISTERED);
+	return 0;
+}
+
+int ksync_shrinker_free(struct ksync_shrinker *s)
+{
+	struct ksync_shrinker_node *node;
+	int ret;
+
+	if (!s)
+		return 0;
+	node = node_of(s);
+	if (KSYNC_WARN(!node || !node->owned,
+		       "ksync_shrinker_free: not a shrinker from ksync_shrinker_alloc()"))
+		return -EINVAL;
+	if (KSYNC_WARN(thread_is_calling(node),
+		       "ksync_shrinker_free: called from the shrinker's own callback (would deadlock)"))
+		return -EDEADLK;
+	if (ksync_atomic_read(&node->state) != NODE_PREPARED) {
+		ret = do_unregister(node);
+		if (ret)
+			return ret;
+	}
+	node_release(node);
+	return 0;
+}
+
+int ksync_unregister_shrinker(struct ksync_shrinker *s)
+{
+	struct ksync_shrinker_node *node;
+	int ret;
+
+	if (KSYNC_WARN(!s || !KSYNC_READ_ONCE(s->node), "ksync_unregister_shrinker: shrinker not registered"))
+		return -ENOENT;
+	node = node_of(s);
+	if (KSYNC_WARN(!node || node->owned,
+		       "ksync_unregister_shrinker: foreign shrinker (use ksync_shrinker_free() for allocated ones)"))
+		return -EINVAL;
+	if (KSYNC_WARN(ksync_atomic_read(&node->state) == NODE_PREPARED,
+		       "ksync_unregister_shrinker: shrinker prepared but not registered"))
+		return -ENOENT;
+	ret = do_unregister(node);
+	if (ret)
+		return ret;
+	/* No walker will dereference @s again: give the caller its struct back. */
+	KSYNC_WRITE_ONCE(s->node, NULL);
+	s->id = -1;
+	node_release(node);
+	return 0;
+}
+
+void ksync_free_prealloced_shrinker(struct ksync_shrinker *s)
+{
+	struct ksync_shrinker_node *node;
+
+	if (!s || !s->node)
+		return;
+	node = node_of(s);
+	if (KSYNC_WARN(!node || node->owned, "ksync_free_prealloced_shrinker: foreign shrinker"))
+		return;
+	if (KSYNC_WARN(ksync_atomic_read(&node->state) != NODE_PREPARED,
+		       "ksync_free_prealloced_shrinker: shrinker is registered; unregister it"))
+		return;
+	s->node = NULL;
+	s->id = -1;
+	node_release(node);
+}
+
+const char *ksync_shrinker_name(const struct ksync_shrinker *s)
+{
+	struct ksync_shrinker_node *node = node_of(s);
+
+	return node ? node->name : "";
+}
+
+/* ------------------------------------------------------------------------ */
+/* Groups                                                                   */
+
+static void free_rcu_group(struct ksync_rcu_head *head)
+{
+	struct ksync_shrinker_group *g = ksync_container_of(head, struct ksync_shrinker_group, rcu);
+
+	g->magic = 0;
+	free(g);
+}
+
+struct ksync_shrinker_group *ksync_shrinker_group_create(struct ksync_shrinker_registry *reg,
+							 struct ksync_shrinker_group *parent)
+{
+	struct ksync_shrinker_group *g;
+
+	if (parent)
+		reg = parent->reg;
+	reg = reg_or_default(reg);
+	if (!reg)
+		return NULL;
+	if (KSYNC_WARN(parent && parent->magic != GROUP_MAGIC, "ksync_shrinker_group_create: bad parent"))
+		return NULL;
+	g = calloc(1, sizeof(*g) + (size_t)reg->nr_nodes * sizeof(g->maps[0]));
+	if (!g)
+		return NULL;
+	g->magic = GROUP_MAGIC;
+	g->reg = reg;
+	g->parent = parent;
+	ksync_atomic_set(&g->refcount, 1);
+
+	pthread_mutex_lock(&reg->mutex);
+	if (KSYNC_WARN(parent && parent->dead, "ksync_shrinker_group_create: parent is being destroyed"))
+		goto fail;
+	for (int nid = 0; nid < reg->nr_nodes; nid++) {
+		struct ksync_sized_map *m = ksync_sized_map_alloc(reg->nr_max, sizeof(ksync_atomic_long_t));
+		if (!m)
+			goto fail;
+		KSYNC_RCU_INIT_POINTER(g->maps[nid], m);
+	}
+	g->id = reg->next_group_id++;
+	if (parent)
+		parent->nr_children++;
+	reg->nr_groups++;
+	/* Publishes the group and its maps to debug walkers of reg->groups. */
+	ksync_list_add_tail_rcu(&g->list, &reg->groups);
+	pthread_mutex_unlock(&reg->mutex);
+	return g;
+fail:
+	pthread_mutex_unlock(&reg->mutex);
+	for (int nid = 0; nid < reg->nr_nodes; nid++)
+		if (ksync_rcu_access_pointer(g->maps[nid]))
+			ksync_sized_map_free((struct ksync_sized_map *)ksync_rcu_access_pointer(g->maps[nid]));
+	free(g);
+	return NULL;
+}
+
+int ksync_shrinker_group_id(const struct ksync_shrinker_group *g)
+{
+	return g ? g->id : -1;
+}
+
+int ksync_shrinker_group_destroy(struct ksync_shrinker_group *g)
+{
+	struct ksync_shrinker_registry *reg;
+
+	if (KSYNC_WARN(!g || g->magic != GROUP_MAGIC, "ksync_shrinker_group_destroy: not a group"))
+		return -EINVAL;
+	reg = g->reg;
+	pthread_mutex_lock(&reg->mutex);
+	if (KSYNC_WARN(g->dead, "ksync_shrinker_group_destroy: group already being destroyed")) {
+		pthread_mutex_unlock(&reg->mutex);
+		return -EBUSY;
+	}
+	if (KSYNC_WARN(g->nr_children, "ksync_shrinker_group_destroy: group has children")) {
+		pthread_mutex_unlock(&reg->mutex);
+		return -EBUSY;
+	}
+	g->dead = true;
+	ksync_list_del_rcu(&g->list);
+	pthread_mutex_unlock(&reg->mutex);
+
+	/* Wait for walks inside @g (they add to its counters), never for a grace period. */
+	group_put(g);
+	yield_point(KSYNC_SHRINKER_YP_GROUP_BEFORE_WAIT);
+	completion_wait(&g->done);
+
+	pthread_mutex_lock(&reg->mutex);
+	long orphaned = 0;
+	for (int nid = 0; nid < reg->nr_nodes; nid++) {
+		struct ksync_sized_map *m = (struct ksync_sized_map *)ksync_rcu_access_pointer(g->maps[nid]);
+		struct ksync_sized_map *pm = g->parent
+			? (struct ksync_sized_map *)ksync_rcu_access_pointer(g->parent->maps[nid]) : NULL;
+		unsigned int nr = ksync_sized_map_nr_max(m);
+
+		for (unsigned int id = 0; id < nr; id++) {
+			ksync_atomic_long_t *c = ksync_sized_map_data(m, id);
+			if (!ksync_atomic_long_read(c))
+				continue;
+			long v = ksync_atomic_long_xchg(c, 0);
+			if (pm) {
+				/* The parent's maps are as large as ours: grown together under the mutex. */
+				ksync_atomic_long_add(v, (ksync_atomic_long_t *)ksync_sized_map_data(pm, id));
+				/* Its walks should visit the id that now carries work. */
+				ksync_sized_map_set_bit(pm, id);
+			} else {
+				orphaned += v;
+			}
+		}
+		/* Readers (set_shrinker_bit) may still hold @m: free it after a grace period. */
+		ksync_sized_map_free_srcu(m, &reg->srcu);
+	}
+	if (orphaned)
+		ksync_atomic_long_add(orphaned, &reg->orphaned);
+	if (g->parent)
+		g->parent->nr_children--;
+	reg->nr_groups--;
+	pthread_mutex_unlock(&reg->mutex);
+	ksync_call_srcu(&reg->srcu, &g->rcu, free_rcu_group);
+	return 0;
+}
+
+int ksync_set_shrinker_bit(struct ksync_shrinker_group *g, int nid, int id)
+{
+	struct ksync_shrinker_registry *reg;
+	struct ksync_sized_map *m;
+	int ret = 0, idx;
+
+	if (!g)
+		return 0;
+	reg = g->reg;
+	if (KSYNC_WARN(nid < 0 || nid >= reg->nr_nodes, "ksync_set_shrinker_bit: bad nid"))
+		return -EINVAL;
+	if (KSYNC_WARN(id < 0, "ksync_set_shrinker_bit: negative shrinker id"))
+		return -EINVAL;
+	idx = ksync_srcu_read_lock(&reg->srcu);
+	m = ksync_srcu_dereference(g->maps[nid], &reg->srcu);
+	if (KSYNC_WARN((unsigned int)id >= ksync_sized_map_nr_max(m),
+		       "ksync_set_shrinker_bit: id beyond the group's map (map_nr_max)")) {
+		ret = -EINVAL;
+	} else if (!ksync_sized_map_test_bit(m, (unsigned int)id)) {
+		/*
+		 * S1: full barrier between the caller's new objects and the
+		 * bit test/set; pairs with W1 in shrink_slab_group(). Either the
+		 * walker's recount sees the objects, or we see the bit cleared
+		 * and set it again.
+		 */
+		ksync_smp_mb();
+		ksync_sized_map_set_bit(m, (unsigned int)id);
+	} else {
+		/* S1 as above, for the case where the bit is already set. */
+		ksync_smp_mb();
+		if (!ksync_sized_map_test_bit(m, (unsigned int)id))
+			ksync_sized_map_set_bit(m, (unsigned int)id);
+	}
+	ksync_srcu_read_unlock(&reg->srcu, idx);
+	return ret;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Walks                                                                    */
+
+static KSYNC_ALWAYS_INLINE unsigned long call_count(struct ksync_shrinker_node *node,
+						    struct ksync_shrink_control *sc)
+{
+	struct ksync_shrinker *s = node->shrinker;
+	unsigned long r;
+
+	call_enter(node);
+	r = s->count_objects(s, sc);
+	call_exit();
+	return r;
+}
+
+static KSYNC_ALWAYS_INLINE unsigned long call_scan(struct ksync_shrinker_node *node,
+						   struct ksync_shrink_control *sc)
+{
+	struct ksync_shrinker *s = node->shrinker;
+	unsigned long r;
+
+	call_enter(node);
+	r = s->scan_objects(s, sc);
+	call_exit();
+	return r;
+}
+
+/*
+ * One shrinker, one (group, node): count, add the carried-over work, scan in
+ * batches, carry over what was not done. Returns SHRINK_EMPTY when the
+ * shrinker said so, else the objects freed. Caller holds a reference.
+ */
+static unsigned long do_shrink(struct ksync_shrinker_node *node, struct ksync_shrink_control *sc,
+			       ksync_atomic_long_t *deferred, int priority)
+{
+	struct ksync_shrinker *s = node->shrinker;
+	unsigned long freeable, freed = 0, scanned = 0, delta, total_scan, batch;
+	long nr = 0, next;
+
+	freeable = call_count(node, sc);
+	if (freeable == 0 || freeable == KSYNC_SHRINK_EMPTY)
+		return freeable;
+	if (KSYNC_WARN_ONCE(freeable > KSYNC_SHRINKER_MAX_OBJECTS,
+			    "shrink_slab: count_objects returned an absurd value; read as 0"))
+		return 0;
+
+	if (ksync_atomic_long_read(deferred))
+		nr = ksync_atomic_long_xchg(deferred, 0);
+	if (KSYNC_WARN_ONCE(nr < 0, "shrink_slab: negative nr_deferred; read as 0"))
+		nr = 0;
+
+	if (s->seeks > 0)
+		delta = ((freeable >> priority) * 4) / (unsigned long)s->seeks;
+	else
+		delta = freeable / 2;
+	total_scan = ((unsigned long)nr >> priority) + delta;
+	total_scan = ksync_min(total_scan, 2 * freeable);
+	batch = s->batch > 0 ? (unsigned long)s->batch : KSYNC_SHRINK_BATCH;
+
+	while (total_scan >= batch || total_scan >= freeable) {
+		unsigned long n = ksync_min(batch, total_scan), ret;
+
+		sc->nr_to_scan = n;
+		sc->nr_scanned = n;
+		ret = call_scan(node, sc);
+		if (ret == KSYNC_SHRINK_STOP)
+			break;
+		if (KSYNC_WARN_ONCE(ret > n, "shrink_slab: scan_objects freed more than asked; clamped"))
+			ret = n;
+		if (sc->nr_scanned > n)
+			sc->nr_scanned = n;
+		freed += ret;
+		total_scan -= sc->nr_scanned;
+		scanned += sc->nr_scanned;
+		if (!sc->nr_scanned)
+			break; /* no progress: do not spin */
+	}
+
+	next = nr + (long)delta - (long)scanned;
+	if (next < 0)
+		next = 0;
+	if ((unsigned long)next > 2 * freeable)
+		next = (long)(2 * freeable);
+	if (next)
+		ksync_atomic_long_add(next, deferred);
+	return freed;
+}
+
+static unsigned long shrink_slab_global(struct ksync_shrinker_registry *reg, int nid, int priority)
+{
+	struct ksync_shrinker_node *node;
+	unsigned long freed = 0;
+	int idx = ksync_srcu_read_lock(&reg->srcu);
+
+	ksync_list_for_each_entry_srcu(node, &reg->shrinkers, list, true) {
+		struct ksync_shrink_control sc = { 0 };
+		unsigned long ret;
+
+		yield_point(KSYNC_SHRINKER_YP_BEFORE_GET);
+		if (!node_try_get(node))
+			continue;
+		yield_point(KSYNC_SHRINKER_YP_AFTER_GET);
+		sc.nid = (node->flags & KSYNC_SHRINKER_NUMA_AWARE) ? nid : 0;
+		ret = do_shrink(node, &sc, &node->nr_deferred[sc.nid], priority);
+		if (ret != KSYNC_SHRINK_EMPTY)
+			freed += ret;
+		if (ksync_unlikely(ksync_srcu_gp_pending(&reg->srcu))) {
+			/*
+			 * A writer waits: leave the read section. Our reference
+			 * keeps @node linked (unlinking waits for the count), so
+			 * its ->next is valid once we are back.
+			 */
+			ksync_srcu_read_unlock(&reg->srcu, idx);
+			idx = ksync_srcu_read_lock(&reg->srcu);
+		}
+		yield_point(KSYNC_SHRINKER_YP_BEFORE_PUT);
+		node_put(node);
+	}
+	ksync_srcu_read_unlock(&reg->srcu, idx);
+	return freed;
+}
+
+static unsigned long shrink_slab_group(struct ksync_shrinker_group *g, int nid, int priority)
+{
+	struct ksync_shrinker_registry *reg = g->reg;
+	struct ksync_sized_map *m;
+	unsigned long freed = 0;
+	unsigned int id;
+	int idx;
+
+	if (!group_try_get(g))
+		return 0; /* being destroyed */
+	idx = ksync_srcu_read_lock(&reg->srcu);
+	m = ksync_srcu_dereference(g->maps[nid], &reg->srcu);
+	for (id = ksync_sized_map_find_next_bit(m, 0); id < ksync_sized_map_nr_max(m);
+	     id = ksync_sized_map_find_next_bit(m, id + 1)) {
+		struct ksync_shrink_control sc = { .nid = nid, .group = g };
+		struct ksync_shrinker_node *node = idr_lookup(reg, id);
+		ksync_atomic_long_t *deferred;
+		unsigned long ret;
+
+		yield_point(KSYNC_SHRINKER_YP_BEFORE_GET);
+		if (!node || !(node->flags & KSYNC_SHRINKER_MEMCG_AWARE) || !node_try_get(node)) {
+			/* Nobody to call for this id now: a later set_shrinker_bit() sets it again. */
+			ksync_sized_map_clear_bit(m, id);
+			goto next;
+		}
+		yield_point(KSYNC_SHRINKER_YP_AFTER_GET);
+		if (!(node->flags & KSYNC_SHRINKER_NUMA_AWARE))
+			sc.nid = 0;
+		deferred = ksync_sized_map_data(m, id);
+		ret = do_shrink(node, &sc, deferred, priority);
+		if (ret == KSYNC_SHRINK_EMPTY) {
+			ksync_sized_map_clear_bit(m, id);
+			/*
+			 * W1: the clear before the recount; pairs with S1 in
+			 * ksync_set_shrinker_bit(). Objects added before a
+			 * set_shrinker_bit() that saw the bit still set are seen
+			 * by the recount below.
+			 */
+			ksync_smp_mb__after_atomic();
+			yield_point(KSYNC_SHRINKER_YP_EMPTY_CLEARED);
+			ret = do_shrink(node, &sc, deferred, priority);
+			if (ret == KSYNC_SHRINK_EMPTY)
+				ret = 0;
+			else
+				ksync_sized_map_set_bit(m, id);
+		}
+		freed += ret;
+		yield_point(KSYNC_SHRINKER_YP_BEFORE_PUT);
+		node_put(node);
+next:
+		if (ksync_unlikely(ksync_srcu_gp_pending(&reg->srcu))) {
+			/* A writer waits: resume at the next id in a fresh section. */
+			ksync_srcu_read_unlock(&reg->srcu, idx);
+			idx = ksync_srcu_read_lock(&reg->srcu);
+			m = ksync_srcu_dereference(g->maps[nid], &reg->srcu);
+		}
+		yield_point(KSYNC_SHRINKER_YP_BETWEEN_IDS);
+	}
+	ksync_srcu_read_unlock(&reg->srcu, idx);
+	group_put(g);
+	return freed;
+}
+
+unsigned long ksync_shrink_slab(struct ksync_shrinker_registry *reg, int nid,
+				struct ksync_shrinker_group *group, int priority)
+{
+	if (KSYNC_WARN(tls_depth > 0, "ksync_shrink_slab: called from a shrinker callback (recursion refused)"))
+		return 0;
+	if (group)
+		reg = group->reg;
+	else
+		reg = reg_or_default(reg);
+	if (!reg)
+		return 0;
+	if (KSYNC_WARN(nid < 0 || nid >= reg->nr_nodes, "ksync_shrink_slab: bad nid"))
+		return 0;
+	if (priority < 0)
+		priority = 0;
+	if (priority > KSYNC_BITS_PER_LONG - 1)
+		priority = KSYNC_BITS_PER_LONG - 1;
+	return group ? shrink_slab_group(group, nid, priority)
+		     : shrink_slab_global(reg, nid, priority);
+}
+
+int ksync_synchronize_shrinkers(struct ksync_shrinker_registry *reg)
+{
+	if (KSYNC_WARN(tls_depth > 0, "ksync_synchronize_shrinkers: called from a shrinker callback"))
+		return -EDEADLK;
+	reg = reg_or_default(reg);
+	if (!reg)
+		return -ENOMEM;
+	ksync_synchronize_srcu(&reg->srcu);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Debug interface                                                          */
+
+/* The counter of (@node, @group, @nid) under the caller's read section; NULL if none. */
+static ksync_atomic_long_t *deferred_slot(struct ksync_shrinker_node *node,
+					  struct ksync_shrinker_group *group, int nid)
+{
+	if (!group)
+		return &node->nr_deferred[nid];
+	if (node->id < 0)
+		return NULL;
+	struct ksync_sized_map *m = ksync_srcu_dereference(group->maps[nid], &node->reg->srcu);
+	if ((unsigned int)node->id >= ksync_sized_map_nr_max(m))
+		return NULL;
+	return ksync_sized_map_data(m, (unsigned int)node->id);
+}
+
+static int debug_check(struct ksync_shrinker *s, struct ksync_shrinker_group *group, int nid,
+		       struct ksync_shrinker_node **nodep)
+{
+	struct ksync_shrinker_node *node;
+
+	if (!s || !KSYNC_READ_ONCE(s->node))
+		return -ENOENT;
+	node = node_of(s);
+	if (KSYNC_WARN(!node, "shrinker debug: foreign shrinker"))
+		return -EINVAL;
+	if (KSYNC_WARN(nid < 0 || nid >= node->reg->nr_nodes, "shrinker debug: bad nid"))
+		return -EINVAL;
+	if (KSYNC_WARN(group && group->reg != node->reg, "shrinker debug: group of another registry"))
+		return -EINVAL;
+	if (KSYNC_WARN(tls_depth > 0, "shrinker debug: called from a shrinker callback"))
+		return -EDEADLK;
+	*nodep = node;
+	return 0;
+}
+
+long ksync_shrinker_debug_count(struct ksync_shrinker *s, struct ksync_shrinker_group *group, int nid)
+{
+	struct ksync_shrinker_node *node;
+	long ret;
+	int err = debug_check(s, group, nid, &node);
+
+	if (err)
+		return err;
+	if (!node_try_get(node))
+		return -ENOENT;
+	struct ksync_shrink_control sc = { .nid = nid, .group = group };
+	unsigned long c = call_count(node, &sc);
+	ret = (c == KSYNC_SHRINK_EMPTY || c > KSYNC_SHRINKER_MAX_OBJECTS) ? 0 : (long)c;
+	node_put(node);
+	return ret;
+}
+
+long ksync_shrinker_debug_scan(struct ksync_shrinker *s, struct ksync_shrinker_group *group,
+			       int nid, unsigned long nr_to_scan)
+{
+	struct ksync_shrinker_node *node;
+	long ret;
+	int err = debug_check(s, group, nid, &node);
+
+	if (err)
+		return err;
+	if (!node_try_get(node))
+		return -ENOENT;
+	struct ksync_shrink_control sc = { .nid = nid, .group = group, .nr_to_scan = nr_to_scan,
+					   .nr_scanned = nr_to_scan };
+	unsigned long r = call_scan(node, &sc);
+	ret = (r == KSYNC_SHRINK_STOP) ? 0 : (long)ksync_min(r, nr_to_scan);
+	node_put(node);
+	return ret;
+}
+
+int ksync_shrinker_debug_show(struct ksync_shrinker *s, FILE *out)
+{
+	struct ksync_shrinker_node *node;
+	struct ksync_shrinker_group *g;
+	int lines = 0, err = debug_check(s, NULL, 0, &node), idx;
+	struct ksync_shrinker_registry *reg;
+
+	if (err)
+		return err;
+	reg = node->reg;
+	if (!node_try_get(node))
+		return -ENOENT;
+	fprintf(out, "%s %d\n", node->name, node->id);
+	idx = ksync_srcu_read_lock(&reg->srcu);
+	if (!(node->flags & KSYNC_SHRINKER_MEMCG_AWARE)) {
+		fprintf(out, "global");
+		for (int nid = 0; nid < reg->nr_nodes; nid++) {
+			struct ksync_shrink_control sc = { .nid = nid };
+			unsigned long c = call_count(node, &sc);
+			fprintf(out, " %lu", c == KSYNC_SHRINK_EMPTY ? 0UL : c);
+		}
+		fprintf(out, "\n");
+		lines++;
+	} else {
+		ksync_list_for_each_entry_srcu(g, &reg->groups, list, true) {
+			unsigned long counts[KSYNC_SHRINKER_MAX_NODES];
+			bool any = false;
+
+			for (int nid = 0; nid < reg->nr_nodes; nid++) {
+				struct ksync_shrink_control sc = { .nid = nid, .group = g };
+				unsigned long c = call_count(node, &sc);
+				counts[nid] = (c == KSYNC_SHRINK_EMPTY || c > KSYNC_SHRINKER_MAX_OBJECTS) ? 0 : c;
+				any |= counts[nid] != 0;
+			}
+			if (!any)
+				continue;
+			fprintf(out, "%d", g->id);
+			for (int nid = 0; nid < reg->nr_nodes; nid++)
+				fprintf(out, " %lu", counts[nid]);
+			fprintf(out, "\n");
+			lines++;
+		}
+	}
+	ksync_srcu_read_unlock(&reg->srcu, idx);
+	node_put(node);
+	return lines;
+}
+
+long ksync_shrinker_deferred(struct ksync_shrinker *s, struct ksync_shrinker_group *group, int nid)
+{
+	struct ksync_shrinker_node *node;
+	ksync_atomic_long_t *c;
+	long ret = -ENOENT;
+	int err = debug_check(s, group, nid, &node), idx;
+
+	if (err)
+		return err;
+	idx = ksync_srcu_read_lock(&node->reg->srcu);
+	c = deferred_slot(node, group, nid);
+	if (c)
+		ret = ksync_atomic_long_read(c);
+	ksync_srcu_read_unlock(&node->reg->srcu, idx);
+	return ret;
+}
+
+int ksync_shrinker_add_deferred(struct ksync_shrinker *s, struct ksync_shrinker_group *group,
+				int nid, long nr)
+{
+	struct ksync_shrinker_node *node;
+	ksync_atomic_long_t *c;
+	int err = debug_check(s, group, nid, &node), idx;
+
+	if (err)
+		return err;
+	idx = ksync_srcu_read_lock(&node->reg->srcu);
+	c = deferred_slot(node, group, nid);
+	if (c)
+		ksync_atomic_long_add(nr, c);
+	ksync_srcu_read_unlock(&node->reg->srcu, idx);
+	return c ? 0 : -ENOENT;
+}
+
+void ksync_shrinker_deferred_total(struct ksync_shrinker_registry *reg,
+				   struct ksync_shrinker_deferred_total *out)
+{
+	struct ksync_shrinker_group *g;
+	struct ksync_shrinker_node *node;
+
+	memset(out, 0, sizeof(*out));
+	reg = reg_or_default(reg);
+	if (!reg)
+		return;
+	pthread_mutex_lock(&reg->mutex);
+	ksync_list_for_each_entry(g, &reg->groups, list) {
+		for (int nid = 0; nid < reg->nr_nodes; nid++) {
+			struct ksync_sized_map *m =
+				(struct ksync_sized_map *)ksync_rcu_access_pointer(g->maps[nid]);
+			for (unsigned int id = 0; id < ksync_sized_map_nr_max(m); id++)
+				out->in_groups += ksync_atomic_long_read(
+					(ksync_atomic_long_t *)ksync_sized_map_data(m, id));
+		}
+	}
+	ksync_list_for_each_entry(node, &reg->shrinkers, list)
+		for (int nid = 0; nid < reg->nr_nodes; nid++)
+			out->in_shrinkers += ksync_atomic_long_read(&node->nr_deferred[nid]);
+	out->orphaned = ksync_atomic_long_read(&reg->orphaned);
+	out->retired = ksync_atomic_long_read(&reg->retired);
+	pthread_mutex_unlock(&reg->mutex);
+}
