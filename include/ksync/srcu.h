@@ -68,13 +68,13 @@ KSYNC_EXTERN_C_BEGIN
 #define KSYNC_SRCU_FENCED 0x1u
 
 /*
- * struct ksync_srcu_slot - one thread's counters for one domain (internal).
- * lock[i]/unlock[i] count the lock and unlock operations on index i; only the
- * owning thread writes them (plain stores), the grace period sums them.
+ * struct ksync_srcu_slot - one thread's state for one domain (internal).
+ * @ctr: 2 * nesting depth of the thread's ksync_srcu_read_lock() sections,
+ * plus the index (bit 0) its outermost section counts on. Only the owning
+ * thread writes it (plain stores); the grace period reads it.
  */
 struct ksync_srcu_slot {
-	unsigned long lock[2];
-	unsigned long unlock[2];
+	unsigned long ctr;
 	unsigned long id;		  /* the domain's id when created; immutable */
 	struct ksync_srcu_struct *ssp;	  /* NULL once the domain is gone (global lock) */
 	struct ksync_list_head dnode;	  /* on ssp->slots, under ssp->lock */
@@ -85,7 +85,7 @@ struct ksync_srcu_slot {
 #define KSYNC_SRCU_TCACHE 4
 
 struct ksync_srcu_tcache_ent {
-	unsigned long id;
+	unsigned long key; /* ~id of the domain: an empty entry (0) matches no id */
 	struct ksync_srcu_slot *slot;
 };
 
@@ -98,8 +98,8 @@ struct ksync_srcu_thread {
 
 /*
  * The one per-thread object, shared by every translation unit (weak). Zero
- * initialised: an empty cache entry has id 0, which only a domain that is not
- * initialised yet carries, and slot NULL, which sends the reader to the slow path.
+ * initialised: an empty cache entry has key 0, the key of no domain (keys are
+ * ~id, and a domain that is not set up yet has id 0, key ~0).
  */
 KSYNC_WEAK __thread struct ksync_srcu_thread ksync_srcu_self;
 
@@ -121,8 +121,15 @@ struct ksync_srcu_struct {
 	/* Update side, away from the readers' line. */
 	pthread_mutex_t lock KSYNC_CACHELINE_ALIGNED; /* slots, shared */
 	struct ksync_list_head slots;
-	/* Folded counts of exited threads; down_read/up_read and fallbacks (atomic RMW). */
-	struct ksync_srcu_slot shared;
+	/*
+	 * Sections with no owner slot: srcu_down_read/up_read, and readers whose
+	 * slot could not be allocated. Lock and unlock counts per index,
+	 * atomic read-modify-writes.
+	 */
+	struct {
+		unsigned long lock[2];
+		unsigned long unlock[2];
+	} shared;
 	pthread_mutex_t gp_mutex;	/* serialises grace periods */
 	unsigned long gp_seq;		/* 2 * completed + (1 while one runs) */
 
@@ -153,7 +160,7 @@ struct ksync_srcu_struct {
 		.id = 0, .idx = 0, .gp_waiting = 0, .flags = 0,                \
 		.lock = PTHREAD_MUTEX_INITIALIZER,                             \
 		.slots = KSYNC_LIST_HEAD_INIT((name).slots),                   \
-		.shared = { { 0, 0 }, { 0, 0 }, 0, 0, { 0, 0 }, 0 },           \
+		.shared = { { 0, 0 }, { 0, 0 } },                              \
 		.gp_mutex = PTHREAD_MUTEX_INITIALIZER, .gp_seq = 0,            \
 		.cb_stack = 0, .cb_count = 0, .cb_by_helper = 0,               \
 		.cb_lock = PTHREAD_MUTEX_INITIALIZER,                          \
@@ -200,16 +207,32 @@ struct ksync_srcu_struct {
 static KSYNC_ALWAYS_INLINE int ksync_srcu_read_lock(struct ksync_srcu_struct *ssp)
 {
 	unsigned long id = KSYNC_READ_ONCE(ssp->id);
-	struct ksync_srcu_slot *s = ksync__srcu_cached_slot(id);
+	struct ksync_srcu_thread *t = &ksync_srcu_self;
+	struct ksync_srcu_slot *s;
 
-	if (ksync_unlikely(!s))
-		return ksync__srcu_read_lock_slow(ssp);
-	int idx = (int)(KSYNC_READ_ONCE(ssp->idx) & 1);
-	KSYNC_WRITE_ONCE(s->lock[idx], s->lock[idx] + 1);
-	if (id & 1)
-		ksync_smp_mb(); /* B: pairs with M0 in ksync__srcu_gp_one() (fenced mode) */
+	/* The two most recent domains inline; the rest of the cache out of line. */
+	if (ksync_likely(t->ent[0].key == ~id))
+		s = t->ent[0].slot;
+	else if (t->ent[1].key == ~id)
+		s = t->ent[1].slot;
 	else
+		return ksync__srcu_read_lock_slow(ssp);
+	unsigned long w = s->ctr;
+	int idx;
+	if (ksync_likely(w < 2)) { /* outermost: count on the current index */
+		idx = (int)(KSYNC_READ_ONCE(ssp->idx) & 1);
+		w = 2 | (unsigned long)idx;
+	} else { /* nested: stay on the outermost section's index */
+		idx = (int)(w & 1);
+		w += 2;
+	}
+	if (id & 1) {
+		ksync_smp_store_release(&s->ctr, w); /* release for TSan's sake (see C) */
+		ksync_smp_mb(); /* B: pairs with M0 in ksync__srcu_gp_one() (fenced mode) */
+	} else {
+		KSYNC_WRITE_ONCE(s->ctr, w);
 		ksync_barrier(); /* B: membarrier M0 promotes this to a full barrier */
+	}
 	return idx;
 }
 
@@ -229,21 +252,32 @@ static KSYNC_ALWAYS_INLINE int ksync_srcu_read_lock(struct ksync_srcu_struct *ss
 static KSYNC_ALWAYS_INLINE void ksync_srcu_read_unlock(struct ksync_srcu_struct *ssp, int idx)
 {
 	unsigned long id = KSYNC_READ_ONCE(ssp->id);
-	struct ksync_srcu_slot *s = ksync__srcu_cached_slot(id);
+	struct ksync_srcu_thread *t = &ksync_srcu_self;
+	struct ksync_srcu_slot *s;
 
-	if (ksync_unlikely(!s || (unsigned)idx > 1 || s->lock[idx] == s->unlock[idx])) {
-		ksync__srcu_read_unlock_slow(ssp, idx);
-		return;
+	if (ksync_likely(t->ent[0].key == ~id))
+		s = t->ent[0].slot;
+	else if (t->ent[1].key == ~id)
+		s = t->ent[1].slot;
+	else
+		goto slow;
+	{
+		unsigned long w = s->ctr;
+		/* Misuse (no open section, or another index) goes out of line. */
+		if (ksync_unlikely(w < 2 || (w & 1) != (unsigned long)idx))
+			goto slow;
+		if (id & 1) {
+			/* C: release, pairs with the acquire loads of ksync__srcu_drained() */
+			ksync_smp_store_release(&s->ctr, w - 2);
+		} else {
+			/* C: the grace period's membarriers stand for the reader's barrier */
+			ksync_barrier();
+			KSYNC_WRITE_ONCE(s->ctr, w - 2);
+		}
 	}
-	unsigned long v = s->unlock[idx] + 1;
-	if (id & 1) {
-		/* C: release, pairs with the acquire sums of ksync__srcu_sum() (fenced mode) */
-		ksync_smp_store_release(&s->unlock[idx], v);
-	} else {
-		/* C: membarrier M0/M_end of the grace period stand for the reader's barrier */
-		ksync_barrier();
-		KSYNC_WRITE_ONCE(s->unlock[idx], v);
-	}
+	return;
+slow:
+	ksync__srcu_read_unlock_slow(ssp, idx);
 }
 
 /**
@@ -277,7 +311,7 @@ static inline void ksync_srcu_up_read(struct ksync_srcu_struct *ssp, int idx)
 {
 	if (KSYNC_WARN_ONCE((unsigned)idx > 1, "ksync_srcu_up_read(): index is not 0 or 1"))
 		return;
-	/* C: fully ordered cmpxchg, pairs with the acquire sums of ksync__srcu_sum() */
+	/* C: fully ordered cmpxchg, pairs with the acquire sums of ksync__srcu_drained() */
 	if (!ksync__srcu_shared_unlock(ssp, idx))
 		KSYNC_WARN_ONCE(1, "ksync_srcu_up_read(): no srcu_down_read() section holds this index");
 }

@@ -4,10 +4,11 @@
  * srcu.pml - Promela model of ksync SRCU (include/ksync/impl/srcu_core.h):
  * the membarrier-mode read side and the grace period, on a TSO machine.
  *
- * Readers: load the index, store lock[i]+1 of their own slot, load the
- * protected pointer (a version number), use it, store unlock[i]+1. Reader
- * stores go through a FIFO store buffer that a flusher drains at any time
- * (TSO: a reader's data load may pass its own buffered lock store). The
+ * Readers: load the index i, store 2|i to their slot word (depth 1 on
+ * index i), load the protected pointer (a version number), maybe nest a
+ * second section (store 4|i, then 2|i), use the version, store i (depth 0).
+ * Reader stores go through a FIFO store buffer that a flusher drains at any
+ * time (TSO: a reader's data load may pass its own buffered lock store). The
  * reader has no barrier at all; membarrier() drains every buffer at once
  * (the barrier it forces on every running thread).
  *
@@ -15,8 +16,10 @@
  * M0 = membarrier; wait until the inactive index drains; flip the index (a
  * buffered store of its own, committed at any later time); wait until the
  * old index drains; M_end (drain its buffer); then free the old version. A
- * scan sums unlock counts, then lock counts, one slot per step, while readers
- * run. The safety property: no reader uses a version after it was freed.
+ * scan reads the slot words one per step while readers run; index i has
+ * drained when no word shows depth > 0 on i. (The shared counters of
+ * srcu_down_read are not modelled: fully ordered RMWs, the kernel's scheme.)
+ * The safety property: no reader uses a version after it was freed.
  *
  * Mutants (spin -DMUTANT=n): 1 skips the first wait, 2 the second wait, 3 M0.
  * Each must produce an assertion violation; the model without MUTANT must not.
@@ -24,7 +27,7 @@
  */
 
 #define NR 2		/* readers */
-#define NSEC 2		/* sections per reader */
+#define NSEC 2		/* sections of reader 0 (reader 1 has one) */
 #define NGP 2		/* grace periods (versions 1..NGP published) */
 #define NONE 255
 
@@ -34,18 +37,14 @@
 
 byte idx = 0;		/* committed index */
 byte pend_idx = NONE;	/* updater's buffered flip */
-byte lockc[4];		/* lockc[r*2+i] */
-byte unlockc[4];
+byte w[NR];		/* slot words: 2 * depth + index */
 byte ver = 0;		/* the published version */
 bool freed[NGP + 1];
-chan sb[NR] = [2] of { byte };	/* reader store buffers: 0,1 lock i; 2,3 unlock i */
+chan sb[NR] = [2] of { byte };	/* reader store buffers: values for w[r] */
 
 inline commit(r) {
 	sb[r]?c;
-	if
-	:: c < 2 -> lockc[r * 2 + c]++
-	:: else -> unlockc[r * 2 + c - 2]++
-	fi
+	w[r] = c
 }
 
 inline membarrier() {
@@ -62,14 +61,11 @@ inline membarrier() {
 	}
 }
 
-/* ok = index i has drained: unlock sum, then lock sum, a slot per step */
+/* ok = index i has drained: one slot word per step */
 inline scan(i) {
-	u = 0; l = 0;
-	u = u + unlockc[0 * 2 + i];
-	u = u + unlockc[1 * 2 + i];
-	l = l + lockc[0 * 2 + i];
-	l = l + lockc[1 * 2 + i];
-	ok = (l == u)
+	ok = true;
+	if :: w[0] >= 2 && (w[0] & 1) == i -> ok = false :: else -> skip fi;
+	if :: w[1] >= 2 && (w[1] & 1) == i -> ok = false :: else -> skip fi
 }
 
 inline wait_idx(i) {
@@ -78,15 +74,21 @@ inline wait_idx(i) {
 	od
 }
 
-proctype reader(byte r) {
+proctype reader(byte r; byte nsec) {
 	byte i, v, n = 0;
 	do
-	:: n < NSEC ->
+	:: n < nsec ->
 		i = idx;		/* the reader's own load; may stall here */
-		sb[r]!i;		/* lock[i]++ (buffered) */
+		sb[r]!(2 | i);		/* outermost lock (buffered) */
 		v = ver;		/* may pass the buffered lock store */
+		if
+		:: sb[r]!(4 | i);	/* nested lock and unlock */
+		   assert(!freed[ver]);
+		   sb[r]!(2 | i)
+		:: skip
+		fi;
 		assert(!freed[v]);	/* the section uses version v */
-		sb[r]!(2 + i);		/* unlock[i]++ (buffered) */
+		sb[r]!i;		/* outermost unlock: depth 0 (buffered) */
 		n++
 	:: else -> break
 	od
@@ -102,7 +104,7 @@ end:	do
 }
 
 proctype updater() {
-	byte g = 1, cur, u, l, c;
+	byte g = 1, cur, c;
 	bool ok;
 	do
 	:: g <= NGP ->
@@ -136,8 +138,8 @@ proctype updater() {
 init {
 	atomic {
 		run flusher();
-		run reader(0);
-		run reader(1);
+		run reader(0, NSEC);
+		run reader(1, 1);
 		run updater()
 	}
 }

@@ -7,55 +7,64 @@
  *
  * THEORY OF OPERATION
  *
- * Counters. Each domain has two indices. A reader reads the domain's current
- * index i (ssp->idx & 1), adds one to lock[i] of its own slot, and at unlock
- * adds one to unlock[i] of the slot of the thread that unlocks (the same
- * thread for read_lock; srcu_down_read/up_read use the domain's shared slot
- * with atomic RMWs). Counters only grow (unsigned long, wrap-safe equality).
- * For an index i, L(i) and U(i) are the sums over all slots (live threads,
- * the shared slot holding exited threads' folded counts).
+ * Slots. Each (thread, domain) pair has a slot whose word ctr holds twice the
+ * nesting depth of the thread's ksync_srcu_read_lock() sections plus, in bit 0,
+ * the index its outermost section counts on. Only the owner writes it, with
+ * plain stores whose values do not depend on a previous load in the common
+ * (not nested) case: outermost lock stores 2 | i, where i = ssp->idx & 1;
+ * outermost unlock stores i (depth 0). The slot's reader is "inside index i"
+ * while ctr >= 2 and ctr & 1 == i. Sections with no owner (srcu_down_read /
+ * srcu_up_read, and readers whose slot allocation failed) count in the
+ * domain's shared lock[i]/unlock[i] with fully ordered read-modify-writes.
  *
- * Scan of index i (ksync__srcu_drained): under ssp->lock (so no slot is
- * folded or freed meanwhile), sum U(i) with acquire loads, barrier A, then sum
- * L(i). Every unlock counted in U was preceded in its thread by its lock (and
- * the reader orders its lock store before its unlock store: TSO store order,
- * or barrier B in fenced mode), and A orders the two sums, so every counted
- * unlock has its lock counted: counted-L >= counted-U, and equality means
- * every counted lock has its unlock counted, i.e. no reader whose lock the
- * scan saw is still inside index i.
+ * Scans. Index i has drained (ksync__srcu_drained) when no slot is inside i
+ * and shared unlock[i] == shared lock[i]. The scan runs under ssp->lock, so no
+ * slot is added or freed meanwhile (a slot added later belongs to a reader
+ * that starts later). It loads shared unlock[i] before lock[i] (A): since
+ * each up_read follows its down_read in the counters' global order, every
+ * counted unlock has its lock counted, and equality means no counted
+ * section is open.
  *
- * Readers the scans did not see. The grace period starts with M0, a full
- * barrier on every thread of the process (membarrier(PRIVATE_EXPEDITED); in
- * fenced mode the reader's own smp_mb B and the updater's smp_mb M0). Take a
- * reader R and the point P at which M0's barrier hit R's thread (in fenced
- * mode: R's barrier B against M0, the store-buffering pattern). If R's lock
- * store precedes P, it is visible to every scan after M0, so R is waited for
- * if it is still inside. Otherwise R's lock store, and so every access of R's
- * section (after B), follows P, which follows everything the updater did
- * before M0 (the removal of the object): R cannot obtain the old object.
- * A reader that sees the index flipped by this grace period is in the second
- * case too: the flip is stored after M0, so R's load of it follows P.
- * Hence a grace period needs only M0 before its scans; no barrier is needed
- * around the flip.
+ * Readers the scans do not see. A grace period starts with M0, a full
+ * barrier on every thread of the process: membarrier(PRIVATE_EXPEDITED); in
+ * fenced mode, the updater's smp_mb against the reader's own smp_mb B. Take
+ * a reader R and the point P at which M0's barrier hits R's thread (fenced
+ * mode: the store-buffering pattern of B against M0). If R's lock store
+ * precedes P, it is visible to every scan after M0, and the scan sees it or
+ * a later value of R's word, which shows R inside i until R's outermost
+ * unlock: R is waited for. Otherwise R's lock store, and so every access of
+ * R's section (after B), follows P, which follows everything the updater
+ * did before M0 (the removal): R cannot obtain the removed object. A reader
+ * that sees the index flipped by this grace period is in the second case
+ * too: the flip is stored after M0, so R's load of it follows P. Hence M0
+ * before the scans is the only barrier the grace period needs for readers
+ * entering; none is needed around the flip.
  *
  * Two waits. Readers seen by the scans may be on either index: a reader that
  * loaded the index before the previous grace period's flip and stalled before
  * its lock store (a straggler) counts on the index that is now inactive. So
  * the grace period waits until the inactive index drains, flips the index,
- * then waits until the formerly active index drains. New readers go to the new
- * index and cannot hold off the second wait forever; stragglers are at most
- * one per thread per flip. Without the first wait a straggler that entered
- * before this grace period would be missed (the model's mutant shows it).
+ * then waits until the formerly active index drains. New readers go to the
+ * new index and cannot hold off the second wait; stragglers are at most one
+ * per thread per flip. Without the first wait a straggler that entered
+ * before this grace period would be missed (the model's mutant 1 shows it).
  *
  * End. M_end orders the scans, which saw the readers' unlock stores, before
- * what the caller does next (frees): the reader's section accesses precede
- * its unlock store (release C in fenced mode; on TSO a compiler barrier
- * suffices because loads and stores are not reordered after later stores);
- * elsewhere M_end is a membarrier that waits for each reader's pending loads.
+ * what the caller does next (frees): a reader's section accesses precede its
+ * unlock store (release C in fenced mode; on TSO a compiler barrier suffices,
+ * as no access moves after a later store); elsewhere M_end is a membarrier,
+ * which waits for each running reader's earlier accesses.
  *
- * Barriers: B (reader, after lock) pairs with M0; C (reader, before unlock)
- * pairs with the acquire sums and M_end; A (between the sums) pairs with the
- * order of the reader's two stores (B or TSO).
+ * Barrier pairs: B (reader, after the lock store) with M0; C (reader, before
+ * the unlock store) with the acquire loads of the scans and M_end; A (between
+ * the shared sums) with the full ordering of down_read/up_read's RMWs.
+ * ThreadSanitizer builds use fenced mode, where the reader's stores are
+ * releases and the scans' loads acquires: the edge it needs (reader's
+ * accesses before the updater's free) is then visible to it.
+ *
+ * The Promela model include/ksync/impl/srcu.pml checks this argument on TSO
+ * (store buffers, membarrier as a drain of all of them, scans interleaved
+ * with readers, stragglers) and rejects the three mutants.
  *
  * Sharing. gp_seq = 2 * completed + (1 while a grace period runs). A caller
  * takes a cookie (the seq value at which a grace period that starts after its
@@ -114,7 +123,7 @@ static KSYNC_ALWAYS_INLINE struct ksync_srcu_slot *ksync__srcu_cached_slot(unsig
 	struct ksync_srcu_thread *t = &ksync_srcu_self;
 
 	for (int i = 0; i < KSYNC_SRCU_TCACHE; i++)
-		if (t->ent[i].id == id)
+		if (t->ent[i].key == ~id)
 			return t->ent[i].slot;
 	return NULL;
 }
@@ -152,14 +161,14 @@ static KSYNC_UNUSED void ksync__srcu_heavy_mb(unsigned long id)
 /* ------------------------------------------------------------------------ */
 /* Thread exit, fork                                                        */
 
-static KSYNC_UNUSED void ksync__srcu_fold_slot(struct ksync_srcu_struct *ssp,
-					       struct ksync_srcu_slot *s)
+/*
+ * Under ssp->lock: take the slot of a thread that is gone (or going) off the
+ * domain. A ksync_srcu_read_lock() section can only end on its own thread, so
+ * a section left open by a vanished thread can never end: its reader is gone
+ * and no longer reads anything, and dropping it is safe.
+ */
+static KSYNC_UNUSED void ksync__srcu_detach_slot(struct ksync_srcu_slot *s)
 {
-	/* Under ssp->lock: scans see either the slot or its folded counts. */
-	for (int i = 0; i < 2; i++) {
-		ksync_ulong_add(&ssp->shared.lock[i], KSYNC_READ_ONCE(s->lock[i]));
-		ksync_ulong_add(&ssp->shared.unlock[i], KSYNC_READ_ONCE(s->unlock[i]));
-	}
 	ksync_list_del(&s->dnode);
 }
 
@@ -174,8 +183,10 @@ static KSYNC_UNUSED void ksync__srcu_thread_exit(void *arg)
 		struct ksync_srcu_slot *next = s->tnext;
 		struct ksync_srcu_struct *ssp = s->ssp;
 		if (ssp) {
+			KSYNC_WARN_ONCE(s->ctr >= 2, "thread exits inside a ksync_srcu_read_lock() "
+						     "section; the section is dropped");
 			pthread_mutex_lock(&ssp->lock);
-			ksync__srcu_fold_slot(ssp, s);
+			ksync__srcu_detach_slot(s);
 			pthread_mutex_unlock(&ssp->lock);
 		}
 		free(s);
@@ -183,7 +194,7 @@ static KSYNC_UNUSED void ksync__srcu_thread_exit(void *arg)
 	}
 	t->slots = NULL;
 	memset(t->ent, 0, sizeof(t->ent));
-	t->state = 2; /* later uses in this thread go to the shared slot */
+	t->state = 2; /* later uses in this thread go to the shared counters */
 	pthread_mutex_unlock(&ksync_srcu_global_lock);
 }
 
@@ -222,7 +233,7 @@ static KSYNC_UNUSED bool ksync__srcu_slot_is_mine(const struct ksync_srcu_slot *
 /*
  * In the child only the forking thread exists. Locks are re-created (they
  * were held by this thread in prepare, or by threads that are gone: gp_mutex),
- * the slots of vanished threads are folded (sums stay exact) and freed, the
+ * the slots of vanished threads are dropped (their sections died with them), the
  * helper thread is forgotten (restarted on demand), an interrupted grace
  * period is forgotten (gp_seq back to even: it will be run again), and
  * membarrier is registered again (registration is per memory map).
@@ -240,7 +251,7 @@ static KSYNC_UNUSED void ksync__srcu_atfork_child(void)
 		ksync_list_for_each_safe(sp, sn, &ssp->slots) {
 			struct ksync_srcu_slot *s = ksync_list_entry(sp, struct ksync_srcu_slot, dnode);
 			if (!ksync__srcu_slot_is_mine(s)) {
-				ksync__srcu_fold_slot(ssp, s);
+				ksync__srcu_detach_slot(s);
 				free(s);
 			}
 		}
@@ -350,12 +361,17 @@ static KSYNC_UNUSED int ksync_init_srcu_struct(struct ksync_srcu_struct *ssp)
 /* ------------------------------------------------------------------------ */
 /* Slots                                                                    */
 
+/* Move (or insert) the domain @id to the front of this thread's cache. */
 static KSYNC_UNUSED void ksync__srcu_cache_insert(unsigned long id, struct ksync_srcu_slot *s)
 {
 	struct ksync_srcu_thread *t = &ksync_srcu_self;
-	for (int i = KSYNC_SRCU_TCACHE - 1; i > 0; i--)
+	int i;
+	for (i = 0; i < KSYNC_SRCU_TCACHE - 1; i++)
+		if (t->ent[i].key == ~id)
+			break;
+	for (; i > 0; i--)
 		t->ent[i] = t->ent[i - 1];
-	t->ent[0].id = id;
+	t->ent[0].key = ~id;
 	t->ent[0].slot = s;
 }
 
@@ -373,7 +389,7 @@ static KSYNC_UNUSED void ksync__srcu_gc_slots(void)
 		*pp = s->tnext;
 		for (int i = 0; i < KSYNC_SRCU_TCACHE; i++)
 			if (t->ent[i].slot == s)
-				t->ent[i].id = 0, t->ent[i].slot = NULL;
+				t->ent[i].key = 0, t->ent[i].slot = NULL;
 		free(s);
 	}
 }
@@ -388,8 +404,12 @@ static KSYNC_UNUSED struct ksync_srcu_slot *ksync__srcu_get_slot(struct ksync_sr
 {
 	unsigned long id = ksync__srcu_ensure_init(ssp);
 	struct ksync_srcu_thread *t = &ksync_srcu_self;
-	struct ksync_srcu_slot *s;
+	struct ksync_srcu_slot *s = ksync__srcu_cached_slot(id);
 
+	if (s) {
+		ksync__srcu_cache_insert(id, s);
+		return s;
+	}
 	for (s = t->slots; s; s = s->tnext) {
 		if (s->id == id) {
 			ksync__srcu_cache_insert(id, s);
@@ -433,11 +453,20 @@ static KSYNC_NOINLINE KSYNC_UNUSED int ksync__srcu_read_lock_slow(struct ksync_s
 		(void)ksync_ulong_fetch_add(&ssp->shared.lock[idx], 1);
 		return idx;
 	}
-	KSYNC_WRITE_ONCE(s->lock[idx], s->lock[idx] + 1);
-	if (id & 1)
+	unsigned long w = s->ctr;
+	if (w < 2) {
+		w = 2 | (unsigned long)idx;
+	} else {
+		idx = (int)(w & 1);
+		w += 2;
+	}
+	if (id & 1) {
+		ksync_smp_store_release(&s->ctr, w);
 		ksync_smp_mb(); /* B: pairs with M0 in ksync__srcu_gp_one() */
-	else
+	} else {
+		KSYNC_WRITE_ONCE(s->ctr, w);
 		ksync_barrier(); /* B: promoted by membarrier M0 */
+	}
 	return idx;
 }
 
@@ -467,13 +496,13 @@ static KSYNC_NOINLINE KSYNC_UNUSED void ksync__srcu_read_unlock_slow(struct ksyn
 	struct ksync_srcu_slot *s = ksync__srcu_get_slot(ssp, false);
 	unsigned long id = KSYNC_READ_ONCE(ssp->id);
 
-	if (s && s->lock[idx] != s->unlock[idx]) {
-		unsigned long v = s->unlock[idx] + 1;
+	unsigned long w = s ? s->ctr : 0;
+	if (w >= 2 && (w & 1) == (unsigned long)idx) {
 		if (id & 1) {
-			ksync_smp_store_release(&s->unlock[idx], v); /* C */
+			ksync_smp_store_release(&s->ctr, w - 2); /* C */
 		} else {
 			ksync_barrier(); /* C: promoted by membarrier */
-			KSYNC_WRITE_ONCE(s->unlock[idx], v);
+			KSYNC_WRITE_ONCE(s->ctr, w - 2);
 		}
 		return;
 	}
@@ -498,43 +527,36 @@ static KSYNC_UNUSED int ksync__srcu_self_inside(const struct ksync_srcu_struct *
 		if (!s)
 			return 0;
 	}
-	return (s->lock[0] - s->unlock[0]) + (s->lock[1] - s->unlock[1]) != 0;
+	return s->ctr >= 2;
 }
 
 /* ------------------------------------------------------------------------ */
 /* Grace periods                                                            */
 
-/* Has index @idx drained? See "Scan" in the theory of operation. */
-static KSYNC_UNUSED bool ksync__srcu_drained(struct ksync_srcu_struct *ssp, unsigned long id,
-					     int idx)
+/* Has index @idx drained? See "Scans" in the theory of operation. */
+static KSYNC_UNUSED bool ksync__srcu_drained(struct ksync_srcu_struct *ssp, int idx)
 {
-	unsigned long u, l;
+	bool drained;
 	struct ksync_list_head *pos;
 
 	pthread_mutex_lock(&ssp->lock);
-	/* C pairs with these acquire loads: the section's accesses precede them. */
-	u = ksync_smp_load_acquire(&ssp->shared.unlock[idx]);
-	ksync_list_for_each(pos, &ssp->slots) {
-		struct ksync_srcu_slot *s = ksync_list_entry(pos, struct ksync_srcu_slot, dnode);
-		u += ksync_smp_load_acquire(&s->unlock[idx]);
-	}
+	/* C pairs with these acquire loads: the sections' accesses precede them. */
+	unsigned long u = ksync_smp_load_acquire(&ssp->shared.unlock[idx]);
 	/*
-	 * A: every unlock counted above has its lock counted below. The reader
-	 * orders its lock store before its unlock store (B in fenced mode, TSO
-	 * store order in membarrier mode); elsewhere the membarrier makes each
-	 * reader's stores visible in program order.
+	 * A: every unlock counted above has its lock counted below (the shared
+	 * counters change only by fully ordered read-modify-writes).
 	 */
-	if (!(id & 1) && !KSYNC__SRCU_TSO)
-		ksync__srcu_heavy_mb(id);
-	else
-		ksync_smp_rmb();
-	l = ksync_ulong_load(&ssp->shared.lock[idx]);
+	ksync_smp_rmb();
+	unsigned long l = ksync_ulong_load(&ssp->shared.lock[idx]);
+	drained = l == u;
 	ksync_list_for_each(pos, &ssp->slots) {
 		struct ksync_srcu_slot *s = ksync_list_entry(pos, struct ksync_srcu_slot, dnode);
-		l += KSYNC_READ_ONCE(s->lock[idx]);
+		unsigned long w = ksync_smp_load_acquire(&s->ctr); /* pairs with C */
+		if (w >= 2 && (w & 1) == (unsigned long)idx)
+			drained = false;
 	}
 	pthread_mutex_unlock(&ssp->lock);
-	return l == u;
+	return drained;
 }
 
 static KSYNC_UNUSED void ksync__srcu_backoff(unsigned long n)
@@ -554,7 +576,8 @@ static KSYNC_UNUSED void ksync__srcu_backoff(unsigned long n)
 static KSYNC_UNUSED void ksync__srcu_wait_idx(struct ksync_srcu_struct *ssp, unsigned long id,
 					      int idx)
 {
-	for (unsigned long n = 0; !ksync__srcu_drained(ssp, id, idx); n++) {
+	(void)id;
+	for (unsigned long n = 0; !ksync__srcu_drained(ssp, idx); n++) {
 		if (n == 0)
 			KSYNC_WRITE_ONCE(ssp->gp_waiting, 1);
 		ksync__srcu_backoff(n);
@@ -1000,7 +1023,7 @@ static KSYNC_UNUSED void ksync_cleanup_srcu_struct(struct ksync_srcu_struct *ssp
 	if (KSYNC_WARN_ONCE(ksync_ulong_load(&ssp->cb_count) != 0,
 			    "ksync_cleanup_srcu_struct() with callbacks pending; leaked"))
 		return;
-	if (KSYNC_WARN_ONCE(!ksync__srcu_drained(ssp, id, 0) || !ksync__srcu_drained(ssp, id, 1),
+	if (KSYNC_WARN_ONCE(!ksync__srcu_drained(ssp, 0) || !ksync__srcu_drained(ssp, 1),
 			    "ksync_cleanup_srcu_struct() with readers inside; leaked"))
 		return;
 

@@ -1,0 +1,9 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# SRCU (issue 3): ksync beside liburcu urcu-memb, pthread_rwlock and ck_epoch.
+find_package(benchmark REQUIRED)
+if(NOT TARGET PkgConfig::URCU)
+  pkg_check_modules(URCU REQUIRED IMPORTED_TARGET liburcu-memb)
+endif()
+ksync_add_executable(bench_srcu SOURCES ${CMAKE_CURRENT_LIST_DIR}/bench_srcu.cc
+                     ${CMAKE_CURRENT_LIST_DIR}/bench_srcu_ck.c
+                     LIBS benchmark::benchmark PkgConfig::URCU)
