@@ -234,7 +234,8 @@ static KSYNC_UNUSED bool ksync__srcu_slot_is_mine(const struct ksync_srcu_slot *
  * In the child only the forking thread exists. Locks are re-created (they
  * were held by this thread in prepare, or by threads that are gone: gp_mutex),
  * the slots of vanished threads are dropped (their sections died with them), the
- * helper thread is forgotten (restarted on demand), an interrupted grace
+ * helper thread is forgotten (restarted by the next call_srcu, srcu_barrier
+ * or start_poll; callbacks still queued then run in the child), an interrupted grace
  * period is forgotten (gp_seq back to even: it will be run again), and
  * membarrier is registered again (registration is per memory map).
  */
@@ -265,6 +266,16 @@ static KSYNC_UNUSED void ksync__srcu_atfork_child(void)
 		ssp->gp_waiting = 0;
 		ssp->helper_state = 0;
 		ssp->helper_sleeping = 0;
+		/*
+		 * Callbacks still queued run in the child too (the helper restarts
+		 * on demand); a batch the parent's helper had taken is lost here.
+		 */
+		unsigned long n = 0;
+		for (struct ksync_rcu_head *h = (struct ksync_rcu_head *)ssp->cb_stack; h; h = h->next)
+			n++;
+		ssp->cb_count = n;
+		if (n)
+			ssp->poll_req_valid = 0;
 	}
 	memcpy(&ksync_srcu_global_lock, &fresh, sizeof(fresh));
 	if (ksync_srcu_membarrier_state == 1 &&
