@@ -274,8 +274,6 @@ static KSYNC_UNUSED void ksync__srcu_atfork_child(void)
 		for (struct ksync_rcu_head *h = (struct ksync_rcu_head *)ssp->cb_stack; h; h = h->next)
 			n++;
 		ssp->cb_count = n;
-		if (n)
-			ssp->poll_req_valid = 0;
 	}
 	memcpy(&ksync_srcu_global_lock, &fresh, sizeof(fresh));
 	if (ksync_srcu_membarrier_state == 1 &&
