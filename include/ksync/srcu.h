@@ -157,18 +157,19 @@ struct ksync_srcu_struct {
  */
 #define KSYNC_SRCU_INITIALIZER(name)                                           \
 	{                                                                      \
-		.id = 0, .idx = 0, .gp_waiting = 0, .flags = 0,                \
-		.lock = PTHREAD_MUTEX_INITIALIZER,                             \
-		.slots = KSYNC_LIST_HEAD_INIT((name).slots),                   \
-		.shared = { { 0, 0 }, { 0, 0 } },                              \
-		.gp_mutex = PTHREAD_MUTEX_INITIALIZER, .gp_seq = 0,            \
-		.cb_stack = 0, .cb_count = 0, .cb_by_helper = 0,               \
-		.cb_lock = PTHREAD_MUTEX_INITIALIZER,                          \
-		.cb_wake = PTHREAD_COND_INITIALIZER,                           \
-		.cb_done = PTHREAD_COND_INITIALIZER,                           \
-		.poll_req = 0, .poll_req_valid = 0, .helper_state = 0,         \
-		.helper_sleeping = 0, .helper = 0, .dbg_set = 0,               \
-		.dlink = KSYNC_LIST_HEAD_INIT((name).dlink),                   \
+		/* positional, in declaration order (C++17 has no designators) */ \
+		0, 0, 0, 0,                  /* id, idx, gp_waiting, flags */  \
+		PTHREAD_MUTEX_INITIALIZER,   /* lock */                        \
+		KSYNC_LIST_HEAD_INIT((name).slots),                            \
+		{ { 0, 0 }, { 0, 0 } },      /* shared */                      \
+		PTHREAD_MUTEX_INITIALIZER, 0, /* gp_mutex, gp_seq */           \
+		0, 0, 0,                     /* cb_stack, cb_count, cb_by_helper */ \
+		PTHREAD_MUTEX_INITIALIZER,   /* cb_lock */                     \
+		PTHREAD_COND_INITIALIZER,    /* cb_wake */                     \
+		PTHREAD_COND_INITIALIZER,    /* cb_done */                     \
+		0, 0, 0, 0,  /* poll_req, poll_req_valid, helper_state, helper_sleeping */ \
+		0, 0,                        /* helper, dbg_set */             \
+		KSYNC_LIST_HEAD_INIT((name).dlink),                            \
 	}
 
 /**
