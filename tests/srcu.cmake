@@ -32,3 +32,7 @@ if(KSYNC_SPIN)
                    ${CMAKE_CURRENT_BINARY_DIR}/srcu_model)
   set_tests_properties(srcu_model PROPERTIES LABELS "model" TIMEOUT 300)
 endif()
+
+# Two translation units with their own copies of the slow paths share one domain.
+ksync_add_test(srcu_multi_tu SOURCES srcu_multi_tu.c srcu_multi_tu_b.c LABELS quick concurrent
+               TIMEOUT 60)

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Two translation units, each with its own static copy of the SRCU slow
+ * paths, cooperate on one domain: the per-thread state and the process-wide
+ * objects are weak symbols shared by both.
+ */
+#include <ksync/srcu.h>
+
+#include <pthread.h>
+#include <time.h>
+
+#include "ktest.h"
+
+int tu_b_lock(struct ksync_srcu_struct *ssp);
+void tu_b_unlock(struct ksync_srcu_struct *ssp, int idx);
+int tu_b_held(struct ksync_srcu_struct *ssp);
+void tu_b_synchronize(struct ksync_srcu_struct *ssp);
+void tu_b_call(struct ksync_srcu_struct *ssp, struct ksync_rcu_head *h,
+	       void (*f)(struct ksync_rcu_head *));
+void tu_b_barrier(struct ksync_srcu_struct *ssp);
+void *tu_b_self(void);
+
+KSYNC_DEFINE_SRCU(multi_srcu);
+static int ran;
+
+static void cb(struct ksync_rcu_head *h)
+{
+	(void)h;
+	__atomic_fetch_add(&ran, 1, __ATOMIC_SEQ_CST);
+}
+
+static int released;
+
+static void *reader_in_b(void *arg)
+{
+	(void)arg;
+	int idx = tu_b_lock(&multi_srcu);
+	struct timespec ts = { 0, 50 * 1000 * 1000 };
+	nanosleep(&ts, NULL);
+	__atomic_store_n(&released, 1, __ATOMIC_SEQ_CST);
+	ksync_srcu_read_unlock(&multi_srcu, idx); /* unlocked from this TU */
+	return NULL;
+}
+
+KTEST(two_translation_units)
+{
+	KCHECK(tu_b_self() == (void *)&ksync_srcu_self);
+	int idx = tu_b_lock(&multi_srcu);
+	KCHECK(ksync_srcu_read_lock_held(&multi_srcu));
+	ksync_srcu_read_unlock(&multi_srcu, idx);
+	KCHECK(!tu_b_held(&multi_srcu));
+	idx = ksync_srcu_read_lock(&multi_srcu);
+	KCHECK(tu_b_held(&multi_srcu));
+	tu_b_unlock(&multi_srcu, idx);
+
+	pthread_t t;
+	pthread_create(&t, NULL, reader_in_b, NULL);
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	nanosleep(&ts, NULL);
+	ksync_synchronize_srcu(&multi_srcu);
+	KCHECK_EQ(__atomic_load_n(&released, __ATOMIC_SEQ_CST), 1);
+	pthread_join(t, NULL);
+
+	struct ksync_rcu_head h1, h2;
+	tu_b_call(&multi_srcu, &h1, cb);
+	ksync_call_srcu(&multi_srcu, &h2, cb);
+	ksync_srcu_barrier(&multi_srcu);
+	KCHECK_EQ(__atomic_load_n(&ran, __ATOMIC_SEQ_CST), 2);
+	tu_b_synchronize(&multi_srcu);
+	tu_b_barrier(&multi_srcu);
+}
+
+int main(int argc, char **argv)
+{
+	return ktest_run(argc, argv);
+}
