@@ -276,9 +276,13 @@ struct ksync_shrinker_group *ksync_shrinker_group_create(struct ksync_shrinker_r
  * ksync_shrinker_group_destroy() - take a group away.
  * @g: the group; its children must be destroyed first (-EBUSY otherwise)
  *
- * Waits until walks running in @g (ksync_shrink_slab() on @g) have finished,
- * moves every nr_deferred counter of @g into @g's parent, and frees @g's
- * maps through call_srcu. Return: 0 or a negative errno (reported).
+ * Marks @g dead (new walks in @g return at once), waits for one SRCU grace
+ * period of the registry so that walks running in @g have finished (group
+ * walks take no reference, to keep them free of atomics on the group), moves
+ * every nr_deferred counter of @g into @g's parent, and frees @g's maps
+ * through call_srcu. The caller must not use @g once this returns, nor call
+ * it from a shrinker callback (-EDEADLK). Return: 0 or a negative errno
+ * (reported).
  */
 int ksync_shrinker_group_destroy(struct ksync_shrinker_group *g);
 

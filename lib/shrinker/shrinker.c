@@ -58,10 +58,17 @@
  * the list, because unlinking waits for the count; the group walk
  * re-fetches the map and resumes at the next id.
  *
- * Groups are protected the same way: a group walk try_gets the group, and
- * ksync_shrinker_group_destroy() unlinks the group, drops the initial
- * reference, waits for walks in the group, moves its nr_deferred to the
- * parent (so deferred work is never lost) and frees the maps by call_srcu.
+ * Groups: a group walk takes no reference (no atomic on the group's cache
+ * line); it checks ->dead inside its read section. Destroying a group (rare,
+ * the kernel's memcg offlining) sets ->dead, unlinks it, waits for one grace
+ * period (every walk that may have missed ->dead is done), then moves its
+ * nr_deferred to the parent (deferred work is never lost) and frees its
+ * maps by call_srcu. This is the one grace-period wait of the registry, and
+ * it is not on the register/unregister path.
+ *
+ * The group walk visits only the 64-id units that the group's summary map
+ * marks; see shrink_slab_group(). Released nodes are freed by call_srcu in
+ * batches (FREE_BATCH).
  *
  * nr_deferred ledger: work sits in a group counter (group walk), in the
  * node's per-node counter (global walk), in reg->orphaned (work of a
@@ -73,6 +80,11 @@
  * Barrier pairs used below:
  *   R1/R2  register publishes the refcount; try_get acquires it.
  *   C1/C2  completion: the last put releases, the waiter acquires.
+ *   D1     group destroy: ->dead, then a grace period; walkers read ->dead
+ *          inside their read section.
+ *   G1     growth publishes a group's summary map before its bit map.
+ *   S2/W2  set_shrinker_bit sets the bit, then tests the summary bit; the
+ *          walk clears a summary bit, then looks at the unit again.
  *   S1/W1  set_shrinker_bit's full barrier between "objects are visible" and
  *          the bit, against the group walk's barrier between clearing the
  *          bit on SHRINK_EMPTY and counting again.
@@ -121,6 +133,7 @@ struct ksync_shrinker_node {
 	int id;
 	bool owned; /* allocated by ksync_shrinker_alloc(): owned_s is the shrinker */
 	struct ksync_rcu_head rcu;
+	struct ksync_shrinker_node *free_next; /* reg->free_batch, under reg->mutex */
 	char name[48];
 	struct ksync_shrinker owned_s;
 	ksync_atomic_long_t nr_deferred[]; /* per node, global walk */
@@ -138,13 +151,19 @@ struct ksync_shrinker_group {
 	struct ksync_shrinker_group *parent;
 	unsigned long magic;
 	int id;
-	int nr_children;         /* writers only */
-	bool dead;               /* writers only */
-	ksync_atomic_t refcount; /* 1 + walks in progress */
-	ksync_atomic_t done;     /* completion word, as the node's */
+	int nr_children; /* writers only */
+	int dead;        /* set under the mutex before the grace period of destroy; walkers read it */
 	struct ksync_rcu_head rcu;
-	struct ksync_sized_map *KSYNC_RCU maps[]; /* per node */
+	/*
+	 * maps[nid]: bits + nr_deferred per shrinker id; maps[nr_nodes + nid]:
+	 * the summary, one bit per 64-id unit of maps[nid] that may have bits
+	 * set (see shrink_slab_group()).
+	 */
+	struct ksync_sized_map *KSYNC_RCU maps[];
 };
+
+#define UNIT_BITS ((unsigned int)KSYNC_BITS_PER_LONG)
+#define SUMMARY(g, nid) ((g)->maps[(g)->reg->nr_nodes + (nid)])
 
 struct ksync_shrinker_registry {
 	struct ksync_srcu_struct srcu;
@@ -161,7 +180,19 @@ struct ksync_shrinker_registry {
 	int nr_nodes_alive; /* prepared or registered shrinkers */
 	ksync_atomic_long_t orphaned;
 	ksync_atomic_long_t retired;
+	struct ksync_shrinker_node *free_batch; /* released nodes not yet queued; under mutex */
+	int free_batch_len;
 };
+
+/*
+ * Released nodes are handed to call_srcu() in batches of FREE_BATCH: one
+ * callback (and at most one wake-up of the SRCU helper) per batch instead of
+ * per unregister. At most FREE_BATCH - 1 nodes wait for a later release, or
+ * for ksync_synchronize_shrinkers() / ksync_shrinker_registry_destroy().
+ */
+#define FREE_BATCH 32
+static struct ksync_shrinker_node *take_batch_locked(struct ksync_shrinker_registry *reg);
+static void queue_batch(struct ksync_shrinker_registry *reg, struct ksync_shrinker_node *batch);
 
 /* ------------------------------------------------------------------------ */
 /* Yield hook                                                               */
@@ -259,15 +290,16 @@ static KSYNC_ALWAYS_INLINE void node_put(struct ksync_shrinker_node *node)
 		completion_fire(&node->done);
 }
 
-static KSYNC_ALWAYS_INLINE bool group_try_get(struct ksync_shrinker_group *g)
+/*
+ * A group walk may run only while the group is not being destroyed. Called
+ * inside the read section: destroy sets ->dead and then waits for a grace
+ * period, so a section that saw ->dead == 0 is waited for, and a section
+ * that starts after the grace period began sees ->dead == 1 (SRCU's
+ * guarantee; D1 pairs with the grace period in ksync_shrinker_group_destroy()).
+ */
+static KSYNC_ALWAYS_INLINE bool group_alive(const struct ksync_shrinker_group *g)
 {
-	return ksync_atomic_inc_not_zero(&g->refcount);
-}
-
-static KSYNC_ALWAYS_INLINE void group_put(struct ksync_shrinker_group *g)
-{
-	if (ksync_atomic_dec_and_test(&g->refcount))
-		completion_fire(&g->done);
+	return !KSYNC_READ_ONCE(g->dead); /* D1 */
 }
 
 /* ------------------------------------------------------------------------ */
@@ -331,6 +363,10 @@ int ksync_shrinker_registry_destroy(struct ksync_shrinker_registry *reg)
 	pthread_mutex_unlock(&reg->mutex);
 	if (KSYNC_WARN(busy, "ksync_shrinker_registry_destroy: shrinkers or groups remain; leaking the registry"))
 		return -EBUSY;
+	pthread_mutex_lock(&reg->mutex);
+	struct ksync_shrinker_node *batch = take_batch_locked(reg);
+	pthread_mutex_unlock(&reg->mutex);
+	queue_batch(reg, batch);
 	ksync_srcu_barrier(&reg->srcu);
 	free((void *)ksync_rcu_access_pointer(reg->idr));
 	free(reg->ids_used);
@@ -404,10 +440,19 @@ static int grow_locked(struct ksync_shrinker_registry *reg, unsigned int new_nr)
 
 	if (new_nr <= reg->nr_max)
 		return 0;
-	/* Maps first: once nr_max says "new_nr", set_shrinker_bit callers expect room. */
+	/*
+	 * Maps first: once nr_max says "new_nr", set_shrinker_bit callers expect
+	 * room. Summary before its map (G1, release by the publication): a
+	 * reader that fetched the grown map, then the summary, gets a summary
+	 * large enough for it (pairs with the fetch order in
+	 * ksync_set_shrinker_bit()).
+	 */
 	ksync_list_for_each_entry(g, &reg->groups, list) {
 		for (int nid = 0; nid < reg->nr_nodes; nid++) {
-			ret = ksync_sized_map_grow(&g->maps[nid], new_nr, &reg->srcu);
+			ret = ksync_sized_map_grow(&SUMMARY(g, nid),
+						   KSYNC_DIV_ROUND_UP(new_nr, UNIT_BITS), &reg->srcu);
+			if (!ret)
+				ret = ksync_sized_map_grow(&g->maps[nid], new_nr, &reg->srcu);
 			if (ret)
 				return ret; /* grown maps stay grown: harmless */
 		}
@@ -479,12 +524,34 @@ idr_lookup(struct ksync_shrinker_registry *reg, unsigned int id)
 /* ------------------------------------------------------------------------ */
 /* Allocation, registration                                                 */
 
-static void free_rcu_node(struct ksync_rcu_head *head)
+/* call_srcu callback: free a batch of nodes chained through free_next. */
+static void free_rcu_node_batch(struct ksync_rcu_head *head)
 {
 	struct ksync_shrinker_node *node = ksync_container_of(head, struct ksync_shrinker_node, rcu);
 
-	node->magic = 0;
-	free(node);
+	while (node) {
+		struct ksync_shrinker_node *next = node->free_next;
+
+		node->magic = 0;
+		free(node);
+		node = next;
+	}
+}
+
+/* Detach the pending batch (under reg->mutex); queue it with queue_batch(). */
+static struct ksync_shrinker_node *take_batch_locked(struct ksync_shrinker_registry *reg)
+{
+	struct ksync_shrinker_node *batch = reg->free_batch;
+
+	reg->free_batch = NULL;
+	reg->free_batch_len = 0;
+	return batch;
+}
+
+static void queue_batch(struct ksync_shrinker_registry *reg, struct ksync_shrinker_node *batch)
+{
+	if (batch)
+		ksync_call_srcu(&reg->srcu, &batch->rcu, free_rcu_node_batch);
 }
 
 static struct ksync_shrinker_node *node_prepare(struct ksync_shrinker_registry *reg,
@@ -654,6 +721,7 @@ int ksync_register_shrinker(struct ksync_shrinker_registry *reg, struct ksync_sh
 static void node_release(struct ksync_shrinker_node *node)
 {
 	struct ksync_shrinker_registry *reg = node->reg;
+	struct ksync_shrinker_node *batch = NULL;
 	long retired = 0;
 
 	pthread_mutex_lock(&reg->mutex);
@@ -664,9 +732,13 @@ static void node_release(struct ksync_shrinker_node *node)
 	if (retired)
 		ksync_atomic_long_add(retired, &reg->retired);
 	reg->nr_nodes_alive--;
-	pthread_mutex_unlock(&reg->mutex);
 	yield_point(KSYNC_SHRINKER_YP_BEFORE_FREE);
-	ksync_call_srcu(&reg->srcu, &node->rcu, free_rcu_node);
+	node->free_next = reg->free_batch;
+	reg->free_batch = node;
+	if (++reg->free_batch_len >= FREE_BATCH)
+		batch = take_batch_locked(reg);
+	pthread_mutex_unlock(&reg->mutex);
+	queue_batch(reg, batch);
 }
 
 /* REGISTERED -> UNREGISTERED: the only wait is for calls into this shrinker. */
@@ -789,13 +861,12 @@ struct ksync_shrinker_group *ksync_shrinker_group_create(struct ksync_shrinker_r
 		return NULL;
 	if (KSYNC_WARN(parent && parent->magic != GROUP_MAGIC, "ksync_shrinker_group_create: bad parent"))
 		return NULL;
-	g = calloc(1, sizeof(*g) + (size_t)reg->nr_nodes * sizeof(g->maps[0]));
+	g = calloc(1, sizeof(*g) + 2 * (size_t)reg->nr_nodes * sizeof(g->maps[0]));
 	if (!g)
 		return NULL;
 	g->magic = GROUP_MAGIC;
 	g->reg = reg;
 	g->parent = parent;
-	ksync_atomic_set(&g->refcount, 1);
 
 	pthread_mutex_lock(&reg->mutex);
 	if (KSYNC_WARN(parent && parent->dead, "ksync_shrinker_group_create: parent is being destroyed"))
@@ -805,6 +876,10 @@ struct ksync_shrinker_group *ksync_shrinker_group_create(struct ksync_shrinker_r
 		if (!m)
 			goto fail;
 		KSYNC_RCU_INIT_POINTER(g->maps[nid], m);
+		m = ksync_sized_map_alloc(KSYNC_DIV_ROUND_UP(reg->nr_max, UNIT_BITS), 0);
+		if (!m)
+			goto fail;
+		KSYNC_RCU_INIT_POINTER(SUMMARY(g, nid), m);
 	}
 	g->id = reg->next_group_id++;
 	if (parent)
@@ -816,9 +891,9 @@ struct ksync_shrinker_group *ksync_shrinker_group_create(struct ksync_shrinker_r
 	return g;
 fail:
 	pthread_mutex_unlock(&reg->mutex);
-	for (int nid = 0; nid < reg->nr_nodes; nid++)
-		if (ksync_rcu_access_pointer(g->maps[nid]))
-			ksync_sized_map_free((struct ksync_sized_map *)ksync_rcu_access_pointer(g->maps[nid]));
+	for (int i = 0; i < 2 * reg->nr_nodes; i++)
+		if (ksync_rcu_access_pointer(g->maps[i]))
+			ksync_sized_map_free((struct ksync_sized_map *)ksync_rcu_access_pointer(g->maps[i]));
 	free(g);
 	return NULL;
 }
@@ -834,6 +909,8 @@ int ksync_shrinker_group_destroy(struct ksync_shrinker_group *g)
 
 	if (KSYNC_WARN(!g || g->magic != GROUP_MAGIC, "ksync_shrinker_group_destroy: not a group"))
 		return -EINVAL;
+	if (KSYNC_WARN(tls_depth > 0, "ksync_shrinker_group_destroy: called from a shrinker callback"))
+		return -EDEADLK;
 	reg = g->reg;
 	pthread_mutex_lock(&reg->mutex);
 	if (KSYNC_WARN(g->dead, "ksync_shrinker_group_destroy: group already being destroyed")) {
@@ -844,14 +921,18 @@ int ksync_shrinker_group_destroy(struct ksync_shrinker_group *g)
 		pthread_mutex_unlock(&reg->mutex);
 		return -EBUSY;
 	}
-	g->dead = true;
+	KSYNC_WRITE_ONCE(g->dead, 1);
 	ksync_list_del_rcu(&g->list);
 	pthread_mutex_unlock(&reg->mutex);
 
-	/* Wait for walks inside @g (they add to its counters), never for a grace period. */
-	group_put(g);
+	/*
+	 * Wait for the walks inside @g (they add to its counters): a grace
+	 * period (D1). Walks take no reference on the group, so that a group
+	 * walk costs no atomic on the group's line; group destruction (the
+	 * kernel's memcg offlining) is rare and may wait, unlike unregister.
+	 */
 	yield_point(KSYNC_SHRINKER_YP_GROUP_BEFORE_WAIT);
-	completion_wait(&g->done);
+	ksync_synchronize_srcu(&reg->srcu);
 
 	pthread_mutex_lock(&reg->mutex);
 	long orphaned = 0;
@@ -871,12 +952,20 @@ int ksync_shrinker_group_destroy(struct ksync_shrinker_group *g)
 				ksync_atomic_long_add(v, (ksync_atomic_long_t *)ksync_sized_map_data(pm, id));
 				/* Its walks should visit the id that now carries work. */
 				ksync_sized_map_set_bit(pm, id);
+				/* S2 as in ksync_set_shrinker_bit(): the bit before the summary bit. */
+				ksync_smp_mb__after_atomic();
+				ksync_sized_map_set_bit(
+					(struct ksync_sized_map *)ksync_rcu_access_pointer(
+						SUMMARY(g->parent, nid)),
+					id / UNIT_BITS);
 			} else {
 				orphaned += v;
 			}
 		}
 		/* Readers (set_shrinker_bit) may still hold @m: free it after a grace period. */
 		ksync_sized_map_free_srcu(m, &reg->srcu);
+		ksync_sized_map_free_srcu((struct ksync_sized_map *)ksync_rcu_access_pointer(SUMMARY(g, nid)),
+					  &reg->srcu);
 	}
 	if (orphaned)
 		ksync_atomic_long_add(orphaned, &reg->orphaned);
@@ -891,7 +980,7 @@ int ksync_shrinker_group_destroy(struct ksync_shrinker_group *g)
 int ksync_set_shrinker_bit(struct ksync_shrinker_group *g, int nid, int id)
 {
 	struct ksync_shrinker_registry *reg;
-	struct ksync_sized_map *m;
+	struct ksync_sized_map *m, *sm;
 	int ret = 0, idx;
 
 	if (!g)
@@ -902,24 +991,29 @@ int ksync_set_shrinker_bit(struct ksync_shrinker_group *g, int nid, int id)
 	if (KSYNC_WARN(id < 0, "ksync_set_shrinker_bit: negative shrinker id"))
 		return -EINVAL;
 	idx = ksync_srcu_read_lock(&reg->srcu);
+	/* Map, then summary: see G1 in grow_locked(). */
 	m = ksync_srcu_dereference(g->maps[nid], &reg->srcu);
+	sm = ksync_srcu_dereference(SUMMARY(g, nid), &reg->srcu);
 	if (KSYNC_WARN((unsigned int)id >= ksync_sized_map_nr_max(m),
 		       "ksync_set_shrinker_bit: id beyond the group's map (map_nr_max)")) {
 		ret = -EINVAL;
-	} else if (!ksync_sized_map_test_bit(m, (unsigned int)id)) {
+	} else {
 		/*
-		 * S1: full barrier between the caller's new objects and the
-		 * bit test/set; pairs with W1 in shrink_slab_group(). Either the
+		 * S1: full barrier between the caller's new objects and the bit
+		 * test/set; pairs with W1 in shrink_slab_group(). Either the
 		 * walker's recount sees the objects, or we see the bit cleared
 		 * and set it again.
 		 */
-		ksync_smp_mb();
+		ksync_smp_mb__before_atomic();
 		ksync_sized_map_set_bit(m, (unsigned int)id);
-	} else {
-		/* S1 as above, for the case where the bit is already set. */
-		ksync_smp_mb();
-		if (!ksync_sized_map_test_bit(m, (unsigned int)id))
-			ksync_sized_map_set_bit(m, (unsigned int)id);
+		/*
+		 * S2: the bit before the summary test; pairs with W2 in
+		 * shrink_slab_group(). Either the walker's recheck of the unit
+		 * sees our bit, or we see its summary bit cleared and set it.
+		 */
+		ksync_smp_mb__after_atomic();
+		if (!ksync_sized_map_test_bit(sm, (unsigned int)id / UNIT_BITS))
+			ksync_sized_map_set_bit(sm, (unsigned int)id / UNIT_BITS);
 	}
 	ksync_srcu_read_unlock(&reg->srcu, idx);
 	return ret;
@@ -1047,66 +1141,107 @@ static unsigned long shrink_slab_global(struct ksync_shrinker_registry *reg, int
 	return freed;
 }
 
+/* Whether unit @u of @m has a set bit below @end (a bounded search within one unit). */
+static bool unit_has_bits(const struct ksync_sized_map *m, unsigned int u, unsigned int end)
+{
+	for (unsigned int id = u * UNIT_BITS; id < end; id++)
+		if (ksync_sized_map_test_bit(m, id))
+			return true;
+	return false;
+}
+
+/*
+ * The group walk. The summary map tells which 64-id units may hold set bits,
+ * so a walk touches the units that matter instead of every unit of a map of
+ * thousands of ids (each unit is a separate allocation: a cache miss).
+ * Within a unit, ids are visited in order with the clear-then-recount
+ * protocol on SHRINK_EMPTY (W1). A unit found empty has its summary bit
+ * cleared, then is checked again (W2), against set_shrinker_bit(), which
+ * sets the bit, then checks the summary bit (S2).
+ */
 static unsigned long shrink_slab_group(struct ksync_shrinker_group *g, int nid, int priority)
 {
 	struct ksync_shrinker_registry *reg = g->reg;
-	struct ksync_sized_map *m;
+	struct ksync_sized_map *m, *sm;
 	unsigned long freed = 0;
-	unsigned int id;
+	unsigned int u;
 	int idx;
 
-	if (!group_try_get(g))
-		return 0; /* being destroyed */
 	idx = ksync_srcu_read_lock(&reg->srcu);
+	if (!group_alive(g))
+		goto out; /* being destroyed */
 	m = ksync_srcu_dereference(g->maps[nid], &reg->srcu);
-	for (id = ksync_sized_map_find_next_bit(m, 0); id < ksync_sized_map_nr_max(m);
-	     id = ksync_sized_map_find_next_bit(m, id + 1)) {
-		struct ksync_shrink_control sc = { .nid = nid, .group = g };
-		struct ksync_shrinker_node *node = idr_lookup(reg, id);
-		ksync_atomic_long_t *deferred;
-		unsigned long ret;
+	sm = ksync_srcu_dereference(SUMMARY(g, nid), &reg->srcu);
+	for (u = ksync_sized_map_find_next_bit(sm, 0); u < ksync_sized_map_nr_max(sm);
+	     u = ksync_sized_map_find_next_bit(sm, u + 1)) {
+		unsigned int start = u * UNIT_BITS, end, id;
+		bool any = false;
 
-		yield_point(KSYNC_SHRINKER_YP_BEFORE_GET);
-		if (!node || !(node->flags & KSYNC_SHRINKER_MEMCG_AWARE) || !node_try_get(node)) {
-			/* Nobody to call for this id now: a later set_shrinker_bit() sets it again. */
-			ksync_sized_map_clear_bit(m, id);
-			goto next;
-		}
-		yield_point(KSYNC_SHRINKER_YP_AFTER_GET);
-		if (!(node->flags & KSYNC_SHRINKER_NUMA_AWARE))
-			sc.nid = 0;
-		deferred = ksync_sized_map_data(m, id);
-		ret = do_shrink(node, &sc, deferred, priority);
-		if (ret == KSYNC_SHRINK_EMPTY) {
-			ksync_sized_map_clear_bit(m, id);
-			/*
-			 * W1: the clear before the recount; pairs with S1 in
-			 * ksync_set_shrinker_bit(). Objects added before a
-			 * set_shrinker_bit() that saw the bit still set are seen
-			 * by the recount below.
-			 */
-			ksync_smp_mb__after_atomic();
-			yield_point(KSYNC_SHRINKER_YP_EMPTY_CLEARED);
+		if (start >= ksync_sized_map_nr_max(m))
+			break; /* summary grown past our map: those ids are not ours to see yet */
+		end = ksync_min(start + UNIT_BITS, ksync_sized_map_nr_max(m));
+		for (id = start; id < end; id++) {
+			struct ksync_shrink_control sc = { .nid = nid, .group = g };
+			struct ksync_shrinker_node *node;
+			ksync_atomic_long_t *deferred;
+			unsigned long ret;
+
+			if (!ksync_sized_map_test_bit(m, id))
+				continue;
+			any = true;
+			node = idr_lookup(reg, id);
+			yield_point(KSYNC_SHRINKER_YP_BEFORE_GET);
+			if (!node || !(node->flags & KSYNC_SHRINKER_MEMCG_AWARE) || !node_try_get(node)) {
+				/* Nobody to call for this id now: a later set_shrinker_bit() sets it again. */
+				ksync_sized_map_clear_bit(m, id);
+				goto next;
+			}
+			yield_point(KSYNC_SHRINKER_YP_AFTER_GET);
+			if (!(node->flags & KSYNC_SHRINKER_NUMA_AWARE))
+				sc.nid = 0;
+			deferred = ksync_sized_map_data(m, id);
 			ret = do_shrink(node, &sc, deferred, priority);
-			if (ret == KSYNC_SHRINK_EMPTY)
-				ret = 0;
-			else
-				ksync_sized_map_set_bit(m, id);
-		}
-		freed += ret;
-		yield_point(KSYNC_SHRINKER_YP_BEFORE_PUT);
-		node_put(node);
+			if (ret == KSYNC_SHRINK_EMPTY) {
+				ksync_sized_map_clear_bit(m, id);
+				/*
+				 * W1: the clear before the recount; pairs with S1 in
+				 * ksync_set_shrinker_bit(). Objects added before a
+				 * set_shrinker_bit() that saw the bit still set are
+				 * seen by the recount below.
+				 */
+				ksync_smp_mb__after_atomic();
+				yield_point(KSYNC_SHRINKER_YP_EMPTY_CLEARED);
+				ret = do_shrink(node, &sc, deferred, priority);
+				if (ret == KSYNC_SHRINK_EMPTY)
+					ret = 0;
+				else
+					ksync_sized_map_set_bit(m, id);
+			}
+			freed += ret;
+			yield_point(KSYNC_SHRINKER_YP_BEFORE_PUT);
+			node_put(node);
 next:
-		if (ksync_unlikely(ksync_srcu_gp_pending(&reg->srcu))) {
-			/* A writer waits: resume at the next id in a fresh section. */
-			ksync_srcu_read_unlock(&reg->srcu, idx);
-			idx = ksync_srcu_read_lock(&reg->srcu);
-			m = ksync_srcu_dereference(g->maps[nid], &reg->srcu);
+			if (ksync_unlikely(ksync_srcu_gp_pending(&reg->srcu))) {
+				/* A writer waits: resume at the next id in a fresh section. */
+				ksync_srcu_read_unlock(&reg->srcu, idx);
+				idx = ksync_srcu_read_lock(&reg->srcu);
+				if (!group_alive(g))
+					goto out; /* its counters now belong to the parent */
+				m = ksync_srcu_dereference(g->maps[nid], &reg->srcu);
+				sm = ksync_srcu_dereference(SUMMARY(g, nid), &reg->srcu);
+			}
+			yield_point(KSYNC_SHRINKER_YP_BETWEEN_IDS);
 		}
-		yield_point(KSYNC_SHRINKER_YP_BETWEEN_IDS);
+		if (!any) {
+			/* W2: clear the summary bit, then look again; pairs with S2. */
+			ksync_sized_map_clear_bit(sm, u);
+			ksync_smp_mb__after_atomic();
+			if (unit_has_bits(m, u, end))
+				ksync_sized_map_set_bit(sm, u);
+		}
 	}
+out:
 	ksync_srcu_read_unlock(&reg->srcu, idx);
-	group_put(g);
 	return freed;
 }
 
@@ -1138,6 +1273,10 @@ int ksync_synchronize_shrinkers(struct ksync_shrinker_registry *reg)
 	reg = reg_or_default(reg);
 	if (!reg)
 		return -ENOMEM;
+	pthread_mutex_lock(&reg->mutex);
+	struct ksync_shrinker_node *batch = take_batch_locked(reg);
+	pthread_mutex_unlock(&reg->mutex);
+	queue_batch(reg, batch);
 	ksync_synchronize_srcu(&reg->srcu);
 	return 0;
 }
