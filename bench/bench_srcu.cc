@@ -119,6 +119,36 @@ void BM_sync_idle_urcu_memb(benchmark::State &st)
 }
 BENCHMARK(BM_sync_idle_urcu_memb)->UseRealTime();
 
+// The same with another thread running (outside any read section) on the other
+// CPU: membarrier must now interrupt it, as in a busy program.
+int g_spin_stop;
+
+void *spinner(void *)
+{
+	while (!__atomic_load_n(&g_spin_stop, __ATOMIC_RELAXED))
+		ksync_cpu_relax();
+	return nullptr;
+}
+
+template <void (*Sync)()> void sync_with_spinner(benchmark::State &st)
+{
+	pthread_t t;
+	__atomic_store_n(&g_spin_stop, 0, __ATOMIC_RELAXED);
+	pthread_create(&t, nullptr, spinner, nullptr);
+	for (auto _ : st)
+		Sync();
+	__atomic_store_n(&g_spin_stop, 1, __ATOMIC_RELAXED);
+	pthread_join(t, nullptr);
+}
+
+void ksync_sync() { ksync_synchronize_srcu(&g_srcu); }
+void urcu_sync() { urcu_memb_synchronize_rcu(); }
+
+void BM_sync_busy_ksync_srcu(benchmark::State &st) { sync_with_spinner<ksync_sync>(st); }
+BENCHMARK(BM_sync_busy_ksync_srcu)->UseRealTime();
+void BM_sync_busy_urcu_memb(benchmark::State &st) { sync_with_spinner<urcu_sync>(st); }
+BENCHMARK(BM_sync_busy_urcu_memb)->UseRealTime();
+
 // ---- callbacks: enqueue to invocation ------------------------------------
 
 constexpr int kBatch = 10000;
