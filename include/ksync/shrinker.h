@@ -113,7 +113,8 @@ struct ksync_shrink_control {
  *                freed, or %KSYNC_SHRINK_STOP
  * @batch: objects per scan_objects() call, 0 for %KSYNC_SHRINK_BATCH
  * @seeks: cost of recreating an object; 0 means "free half of what you can"
- * @flags: %KSYNC_SHRINKER_NUMA_AWARE, %KSYNC_SHRINKER_MEMCG_AWARE
+ * @flags: %KSYNC_SHRINKER_NUMA_AWARE, %KSYNC_SHRINKER_MEMCG_AWARE; read when the
+ *         shrinker is allocated or prealloc'ed, fixed from then on
  * @private_data: for the owner
  * @id: shrinker id (memcg-aware shrinkers, once registered), else -1
  * @node: registry bookkeeping; NULL while not prepared/registered. Do not touch.

@@ -647,7 +647,6 @@ static int do_register(struct ksync_shrinker *s, const char *who)
 	}
 	struct ksync_shrinker_registry *reg = node->reg;
 
-	node->flags = s->flags & KSYNC_SHRINKER_USER_FLAGS;
 	pthread_mutex_lock(&reg->mutex);
 	/* R1: release; the caller's fields and node fields before it; pairs with R2. */
 	ksync_atomic_set_release(&node->refcount, 1);
