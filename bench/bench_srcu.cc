@@ -151,7 +151,7 @@ BENCHMARK(BM_sync_busy_urcu_memb)->UseRealTime();
 
 // ---- callbacks: enqueue to invocation ------------------------------------
 
-constexpr int kBatch = 10000;
+constexpr int kBatch = 200000; // large, so a barrier's latency does not dominate
 unsigned long g_invoked;
 
 struct kitem {
