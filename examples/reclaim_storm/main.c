@@ -5,7 +5,8 @@
  * Thousands of memory groups (default 4000, as in the series), a memcg-aware
  * shrinker per "mount" (default 4000), reclaim threads that charge objects to
  * a group (the series' dd) and walk its shrinkers (per-group walks, plus a
- * global walk every GLOBAL_EVERY walks), and a mount/umount thread that
+ * global walk every --global-every group walks, as kswapd's root walks are
+ * rare next to memcg-targeted reclaim in the series' scenario), and a mount/umount thread that
  * unregisters and registers shrinkers all the while. Two registries run the
  * same workload one after the other:
  *
@@ -32,7 +33,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define GLOBAL_EVERY 256   /* one global walk per this many group walks */
 #define TOUCH_OBJECTS 64   /* objects a reclaim thread charges per mount it touches */
 #define TOUCH_ROOT 2       /* objects charged to the global (root) view per touch */
 
@@ -45,6 +45,7 @@ struct options {
 	int shrinkers;
 	int threads;
 	int nodes;
+	int global_every;    /* one global walk per this many group walks */
 	const char *json;
 	const char *only;    /* run one registry only */
 	unsigned seed;
@@ -184,6 +185,7 @@ static void *mount_thread(void *arg)
 	struct storm_thread_stats st = { 0 };
 	int n = run->opt->shrinkers;
 
+	pthread_setname_np(pthread_self(), "storm-mount");
 	storm_tls = &st;
 	while (!ksync_atomic_read_acquire(&run->stop)) {
 		struct storm_mount *m = &run->mounts[xorshift(&run->mount_seed) % (unsigned)n];
@@ -215,6 +217,7 @@ static void *reclaim_thread(void *arg)
 	unsigned long iter = 0;
 	int priority = KSYNC_DEF_PRIORITY;
 
+	pthread_setname_np(pthread_self(), "storm-reclaim");
 	storm_tls = &rc->stats;
 	while (!ksync_atomic_read_acquire(&run->stop)) {
 		int gi = (int)(xorshift(&rc->seed) % (unsigned)opt->groups);
@@ -233,7 +236,7 @@ static void *reclaim_thread(void *arg)
 			run->ops->set_bit(run->reg, g, nid, id);
 		}
 		run->ops->shrink(run->reg, nid, g, priority);
-		if (++iter % GLOBAL_EVERY == 0)
+		if (++iter % (unsigned long)opt->global_every == 0)
 			run->ops->shrink(run->reg, nid, NULL, priority);
 		/* Rising pressure, as reclaim's priority loop: 12 down to 0, again. */
 		priority = priority ? priority - 1 : KSYNC_DEF_PRIORITY;
@@ -467,6 +470,7 @@ static void usage(FILE *f)
 		"  --shrinkers N     mounts, one memcg-aware shrinker each (default 4000)\n"
 		"  --threads N       reclaim threads (default 2)\n"
 		"  --nodes N         nodes (default 1)\n"
+		"  --global-every N  one global walk per N group walks (default 1024)\n"
 		"  --only NAME       run only 'legacy' or 'lockless'\n"
 		"  --seed N          workload seed (default 1)\n"
 		"  --json FILE       write {\"legacy\": {...}, \"lockless\": {...}}\n");
@@ -475,7 +479,7 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	struct options opt = { .seconds = 8, .idle_seconds = 2, .groups = 4000, .shrinkers = 4000,
-			       .threads = 2, .nodes = 1, .seed = 1 };
+			       .threads = 2, .nodes = 1, .global_every = 1024, .seed = 1 };
 	static const struct option lo[] = {
 		{ "seconds", required_argument, NULL, 's' },
 		{ "idle-seconds", required_argument, NULL, 'i' },
@@ -483,6 +487,7 @@ int main(int argc, char **argv)
 		{ "shrinkers", required_argument, NULL, 'n' },
 		{ "threads", required_argument, NULL, 't' },
 		{ "nodes", required_argument, NULL, 'N' },
+		{ "global-every", required_argument, NULL, 'G' },
 		{ "only", required_argument, NULL, 'o' },
 		{ "seed", required_argument, NULL, 'r' },
 		{ "json", required_argument, NULL, 'j' },
@@ -499,6 +504,7 @@ int main(int argc, char **argv)
 		case 'n': opt.shrinkers = atoi(optarg); break;
 		case 't': opt.threads = atoi(optarg); break;
 		case 'N': opt.nodes = atoi(optarg); break;
+		case 'G': opt.global_every = atoi(optarg); break;
 		case 'o': opt.only = optarg; break;
 		case 'r': opt.seed = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 'j': opt.json = optarg; break;
@@ -507,7 +513,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (opt.seconds <= 0 || opt.idle_seconds <= 0 || opt.groups < 1 || opt.shrinkers < 1 ||
-	    opt.threads < 0 || opt.threads > 256 || opt.nodes < 1 ||
+	    opt.threads < 0 || opt.threads > 256 || opt.nodes < 1 || opt.global_every < 1 ||
 	    opt.nodes > KSYNC_SHRINKER_MAX_NODES || opt.seed == 0 ||
 	    (opt.only && strcmp(opt.only, "legacy") && strcmp(opt.only, "lockless"))) {
 		usage(stderr);

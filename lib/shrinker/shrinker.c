@@ -190,7 +190,7 @@ struct ksync_shrinker_registry {
  * per unregister. At most FREE_BATCH - 1 nodes wait for a later release, or
  * for ksync_synchronize_shrinkers() / ksync_shrinker_registry_destroy().
  */
-#define FREE_BATCH 32
+#define FREE_BATCH 256
 static struct ksync_shrinker_node *take_batch_locked(struct ksync_shrinker_registry *reg);
 static void queue_batch(struct ksync_shrinker_registry *reg, struct ksync_shrinker_node *batch);
 
