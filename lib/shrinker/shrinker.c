@@ -122,20 +122,35 @@ enum node_state {
 };
 
 struct ksync_shrinker_node {
+	/*
+	 * Read-mostly: walkers read it, only writers (under the mutex) write it.
+	 * Unlinking a neighbour writes its list pointers here, which walkers
+	 * hold shared at most, never modified.
+	 */
 	struct ksync_list_head list; /* reg->shrinkers, RCU */
 	struct ksync_shrinker *shrinker;
 	struct ksync_shrinker_registry *reg;
 	unsigned long magic;
-	ksync_atomic_t refcount;
-	ksync_atomic_t done; /* completion word: 0 open, 1 done, 2 open with a sleeper */
-	ksync_atomic_t state;
 	unsigned flags;
 	int id;
 	bool owned; /* allocated by ksync_shrinker_alloc(): owned_s is the shrinker */
-	struct ksync_rcu_head rcu;
-	struct ksync_shrinker_node *free_next; /* reg->free_batch, under reg->mutex */
-	char name[48];
+	/*
+	 * Read-mostly too: the shrinker of ksync_shrinker_alloc(). No alignment
+	 * attributes (list walks form container_of() of the list head, which
+	 * must not be an over-aligned type); the order alone keeps the written
+	 * fields below at least a line away from the list pointers.
+	 */
 	struct ksync_shrinker owned_s;
+	char name[48];
+	/*
+	 * Written by every walker that calls the shrinker, and by unregister,
+	 * which touches little else of the node.
+	 */
+	ksync_atomic_t refcount;
+	ksync_atomic_t done; /* completion word: 0 open, 1 done, 2 open with a sleeper */
+	ksync_atomic_t state;
+	struct ksync_shrinker_node *free_next; /* reg->free_batch, under reg->mutex */
+	struct ksync_rcu_head rcu;
 	ksync_atomic_long_t nr_deferred[]; /* per node, global walk */
 };
 
