@@ -319,7 +319,10 @@ static int run_registry(const struct storm_registry_ops *ops, const struct optio
 	run->mount_seed = opt->seed * 31u + 17u;
 	run->reg = ops->create(opt->nodes, opt->shrinkers + 64);
 	run->groups = calloc((size_t)opt->groups, sizeof(void *));
-	run->mounts = calloc((size_t)opt->shrinkers, sizeof(*run->mounts));
+	/* Cache-line aligned fields: aligned memory (written by different threads). */
+	run->mounts = aligned_alloc(KSYNC_CACHELINE_SIZE, (size_t)opt->shrinkers * sizeof(*run->mounts));
+	if (run->mounts)
+		memset(run->mounts, 0, (size_t)opt->shrinkers * sizeof(*run->mounts));
 	if (!run->reg || !run->groups || !run->mounts) {
 		fprintf(stderr, "reclaim_storm: %s: setup failed\n", ops->name);
 		return -1;

@@ -20,13 +20,16 @@
  * again and again; reclaim threads add objects (the "dd") and walk.
  */
 struct storm_mount {
+	/* Read-only during the run. */
 	int idx;
 	int home_group;
-	ksync_atomic_long_t objects;  /* freeable objects in the home group */
-	ksync_atomic_long_t root_objects; /* objects seen by the global walk */
-	ksync_atomic_t id;            /* shrinker id while mounted, -1 otherwise */
-	void *handle;                 /* the registry's shrinker; mount thread only */
 	void *home;                   /* the registry's group object of home_group */
+	/* Written by reclaim threads (charges, scans). */
+	ksync_atomic_long_t objects KSYNC_CACHELINE_ALIGNED; /* freeable objects in the home group */
+	ksync_atomic_long_t root_objects; /* objects seen by the global walk */
+	/* Written by the mount thread. */
+	ksync_atomic_t id KSYNC_CACHELINE_ALIGNED; /* shrinker id while mounted, -1 otherwise */
+	void *handle;                 /* the registry's shrinker; mount thread only */
 };
 
 /* Per-thread tallies, summed after the phase. */

@@ -181,23 +181,40 @@ struct ksync_shrinker_group {
 #define SUMMARY(g, nid) ((g)->maps[(g)->reg->nr_nodes + (nid)])
 
 struct ksync_shrinker_registry {
-	struct ksync_srcu_struct srcu;
-	pthread_mutex_t mutex; /* writers */
-	struct ksync_list_head shrinkers;
-	struct ksync_list_head groups;
-	struct idr_table *KSYNC_RCU idr;
+	struct ksync_srcu_struct srcu; /* its reader line first, cache-line aligned */
+	/*
+	 * Read by every walk, written only when the maps grow: no field that
+	 * register/unregister writes may share this line (each write would
+	 * cost every walker a miss, and the writer one back).
+	 */
+	struct idr_table *KSYNC_RCU idr KSYNC_CACHELINE_ALIGNED;
 	int nr_nodes;
 	unsigned int nr_max; /* bits of every group map; written under mutex, read with READ_ONCE */
-	unsigned long *ids_used; /* writers only */
+	size_t node_size;
+	/* RCU list heads: writers link at the tail; global and debug walks read. */
+	struct ksync_list_head shrinkers KSYNC_CACHELINE_ALIGNED;
+	struct ksync_list_head groups;
+	/* Writers only (under the mutex). */
+	pthread_mutex_t mutex KSYNC_CACHELINE_ALIGNED;
+	unsigned long *ids_used;
 	unsigned int ids_cap;
 	int next_group_id;
 	int nr_groups;
 	int nr_nodes_alive; /* prepared or registered shrinkers */
 	ksync_atomic_long_t orphaned;
 	ksync_atomic_long_t retired;
-	struct ksync_shrinker_node *free_batch; /* released nodes not yet queued; under mutex */
+	struct ksync_shrinker_node *free_batch; /* released nodes not yet queued */
 	int free_batch_len;
+	struct ksync_shrinker_node *node_cache; /* freed (after a grace period) nodes for reuse */
+	int node_cache_len;
 };
+
+/*
+ * Nodes that went through their grace period are kept (up to NODE_CACHE_MAX)
+ * for the next registration: mount/umount storms then neither hit malloc's
+ * slow paths nor fault in pages that free() trimmed away.
+ */
+#define NODE_CACHE_MAX 4096
 
 /*
  * Released nodes are handed to call_srcu() in batches of FREE_BATCH: one
@@ -343,9 +360,12 @@ struct ksync_shrinker_registry *ksync_shrinker_registry_create(int nr_nodes)
 	if (KSYNC_WARN(nr_nodes < 1 || nr_nodes > KSYNC_SHRINKER_MAX_NODES,
 		       "ksync_shrinker_registry_create: bad nr_nodes"))
 		return NULL;
-	reg = calloc(1, sizeof(*reg));
+	/* The layout above is cache-line aligned: so must the memory be. */
+	reg = aligned_alloc(KSYNC_CACHELINE_SIZE,
+			    ksync_round_up(sizeof(*reg), (size_t)KSYNC_CACHELINE_SIZE));
 	if (!reg)
 		return NULL;
+	memset(reg, 0, sizeof(*reg));
 	if (ksync_init_srcu_struct(&reg->srcu) != 0) {
 		free(reg);
 		return NULL;
@@ -354,6 +374,8 @@ struct ksync_shrinker_registry *ksync_shrinker_registry_create(int nr_nodes)
 	ksync_init_list_head(&reg->shrinkers);
 	ksync_init_list_head(&reg->groups);
 	reg->nr_nodes = nr_nodes;
+	reg->node_size = sizeof(struct ksync_shrinker_node) +
+			 (size_t)nr_nodes * sizeof(ksync_atomic_long_t);
 	reg->nr_max = INITIAL_NR_MAX;
 	reg->ids_cap = INITIAL_NR_MAX;
 	reg->ids_used = calloc(KSYNC_BITS_TO_LONGS(reg->ids_cap), sizeof(unsigned long));
@@ -383,6 +405,12 @@ int ksync_shrinker_registry_destroy(struct ksync_shrinker_registry *reg)
 	pthread_mutex_unlock(&reg->mutex);
 	queue_batch(reg, batch);
 	ksync_srcu_barrier(&reg->srcu);
+	while (reg->node_cache) {
+		struct ksync_shrinker_node *n = reg->node_cache;
+
+		reg->node_cache = n->free_next;
+		free(n);
+	}
 	free((void *)ksync_rcu_access_pointer(reg->idr));
 	free(reg->ids_used);
 	ksync_cleanup_srcu_struct(&reg->srcu);
@@ -543,7 +571,20 @@ idr_lookup(struct ksync_shrinker_registry *reg, unsigned int id)
 static void free_rcu_node_batch(struct ksync_rcu_head *head)
 {
 	struct ksync_shrinker_node *node = ksync_container_of(head, struct ksync_shrinker_node, rcu);
+	struct ksync_shrinker_registry *reg = node->reg;
 
+	/* No reader can hold these any more: keep some for reuse. */
+	pthread_mutex_lock(&reg->mutex);
+	while (node && reg->node_cache_len < NODE_CACHE_MAX) {
+		struct ksync_shrinker_node *next = node->free_next;
+
+		node->magic = 0;
+		node->free_next = reg->node_cache;
+		reg->node_cache = node;
+		reg->node_cache_len++;
+		node = next;
+	}
+	pthread_mutex_unlock(&reg->mutex);
 	while (node) {
 		struct ksync_shrinker_node *next = node->free_next;
 
@@ -575,7 +616,16 @@ static struct ksync_shrinker_node *node_prepare(struct ksync_shrinker_registry *
 {
 	struct ksync_shrinker_node *node;
 
-	node = calloc(1, sizeof(*node) + (size_t)reg->nr_nodes * sizeof(node->nr_deferred[0]));
+	pthread_mutex_lock(&reg->mutex);
+	node = reg->node_cache;
+	if (node) {
+		reg->node_cache = node->free_next;
+		reg->node_cache_len--;
+		memset(node, 0, reg->node_size);
+	}
+	pthread_mutex_unlock(&reg->mutex);
+	if (!node)
+		node = calloc(1, reg->node_size);
 	if (!node)
 		return NULL;
 	node->magic = NODE_MAGIC;
