@@ -349,6 +349,8 @@ static int run_registry(const struct storm_registry_ops *ops, const struct optio
 	fprintf(stderr, "reclaim_storm: %s: %d groups, %d shrinkers set up in %.2f s\n", ops->name,
 		opt->groups, opt->shrinkers, now_s() - t0);
 
+	/* Warm-up (not recorded): caches, the allocator and the SRCU helper settle first. */
+	phase(run, 0, 0.25, res, true);
 	phase(run, 0, opt->idle_seconds, res, true);
 	phase(run, opt->threads, opt->seconds, res, false);
 	if (run->mount_failures) {
