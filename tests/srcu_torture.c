@@ -20,6 +20,22 @@
  * It prints reads, grace periods, callbacks and errors. Built with
  * KSYNC_SRCU_MUTATE_SKIP_WAIT (the mutation check) it expects errors instead.
  */
+/*
+ * Widen the straggler window: now and then a reader stalls between loading
+ * the index and storing its lock word (only in this test's builds).
+ */
+#include <time.h>
+static __thread unsigned int kt_delay_tick;
+static __thread int kt_delay_on; /* set by the readers that stall */
+static void kt_reader_delay(void)
+{
+	if (kt_delay_on && (++kt_delay_tick & 15) == 0) {
+		struct timespec ts = { 0, 200000 };
+		nanosleep(&ts, NULL);
+	}
+}
+#define KSYNC_SRCU_TEST_DELAY() kt_reader_delay()
+
 #include <ksync/rcupdate.h>
 #include <ksync/srcu.h>
 
@@ -117,6 +133,7 @@ static void *kt_reader_plain(void *arg)
 {
 	unsigned int seed = (unsigned int)(uintptr_t)arg;
 	unsigned long n = 0;
+	kt_delay_on = seed == 1; /* reader 1 stalls now and then, reader 2 never */
 	while (!kt_stopped()) {
 		int idx = ksync_srcu_read_lock(&kt_a);
 		struct kt_elem *e = ksync_srcu_dereference(kt_pa, &kt_a);
@@ -152,6 +169,7 @@ static void *kt_reader_nested(void *arg)
 {
 	unsigned int seed = (unsigned int)(uintptr_t)arg;
 	unsigned long n = 0;
+	kt_delay_on = 1;
 	while (!kt_stopped()) {
 		int i1 = ksync_srcu_read_lock(&kt_a);
 		struct kt_elem *e = ksync_srcu_dereference(kt_pa, &kt_a);
@@ -173,6 +191,7 @@ static void *kt_reader_two_domains(void *arg)
 {
 	unsigned int seed = (unsigned int)(uintptr_t)arg;
 	unsigned long n = 0;
+	kt_delay_on = 1;
 	while (!kt_stopped()) {
 		int ib = ksync_srcu_read_lock(&kt_b);
 		int ia = ksync_srcu_read_lock(&kt_a);
@@ -194,6 +213,7 @@ static void *kt_reader_sleeping(void *arg)
 {
 	unsigned int seed = (unsigned int)(uintptr_t)arg;
 	unsigned long n = 0;
+	kt_delay_on = 1;
 	while (!kt_stopped()) {
 		bool use_b = kt_rand(&seed) & 1;
 		struct ksync_srcu_struct *ssp = use_b ? &kt_b : &kt_a;
@@ -375,6 +395,7 @@ KTEST(torture)
 	pthread_create(&th[nt++], NULL, kt_reader_sleeping, (void *)5);
 	pthread_create(&th[nt++], NULL, kt_reader_down, (void *)6);
 	pthread_create(&th[nt++], NULL, kt_reader_up, (void *)7);
+	int nreaders = nt;
 	pthread_create(&th[nt++], NULL, kt_writer_sync, (void *)8);
 	pthread_create(&th[nt++], NULL, kt_writer_cb, &wc);
 	pthread_create(&th[nt++], NULL, kt_writer_cb, &wb);
@@ -395,7 +416,15 @@ KTEST(torture)
 	pthread_mutex_lock(&kt_ho.lock);
 	pthread_cond_broadcast(&kt_ho.cond);
 	pthread_mutex_unlock(&kt_ho.lock);
-	for (int i = 0; i < nt; i++)
+	for (int i = 0; i < nreaders; i++)
+		pthread_join(th[i], NULL);
+	/* A section handed over as the up_read thread stopped: end it here. */
+	if (kt_ho.full) {
+		kt_check(kt_ho.e);
+		ksync_srcu_up_read(&kt_a, kt_ho.idx);
+		kt_ho.full = 0;
+	}
+	for (int i = nreaders; i < nt; i++)
 		pthread_join(th[i], NULL);
 
 	ksync_srcu_barrier(&kt_a);

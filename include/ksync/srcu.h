@@ -63,6 +63,14 @@ KSYNC_EXTERN_C_BEGIN
 #define KSYNC_SRCU_CB_LIMIT 65536UL
 #endif
 
+/*
+ * KSYNC_SRCU_TEST_DELAY() - test hook between a reader's load of the index
+ * and its lock store (the straggler window). Empty unless a test defines it.
+ */
+#ifndef KSYNC_SRCU_TEST_DELAY
+#define KSYNC_SRCU_TEST_DELAY() do { } while (0)
+#endif
+
 /* Flags of ksync_init_srcu_struct_flags(). */
 /** KSYNC_SRCU_FENCED - use the fenced read side even where membarrier works. */
 #define KSYNC_SRCU_FENCED 0x1u
@@ -222,6 +230,7 @@ static KSYNC_ALWAYS_INLINE int ksync_srcu_read_lock(struct ksync_srcu_struct *ss
 	int idx;
 	if (ksync_likely(w < 2)) { /* outermost: count on the current index */
 		idx = (int)(KSYNC_READ_ONCE(ssp->idx) & 1);
+		KSYNC_SRCU_TEST_DELAY();
 		w = 2 | (unsigned long)idx;
 	} else { /* nested: stay on the outermost section's index */
 		idx = (int)(w & 1);
