@@ -10,6 +10,10 @@ if(TARGET ksync::shrinker)
     ksync_add_test(shrinker_concurrent_test
                    SOURCES ${CMAKE_CURRENT_LIST_DIR}/shrinker_concurrent_test.c
                    LIBS ksync::shrinker LABELS quick concurrent TIMEOUT 300)
+    # The same torture for a minute (ctest -L stress).
+    add_test(NAME shrinker_concurrent_stress COMMAND shrinker_concurrent_test)
+    set_tests_properties(shrinker_concurrent_stress PROPERTIES LABELS stress TIMEOUT 600
+                         ENVIRONMENT KTEST_SECONDS=60)
   endif()
   if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/shrinker_kernel_test.c)
     ksync_add_test(shrinker_kernel_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/shrinker_kernel_test.c

@@ -96,10 +96,18 @@ static unsigned xs(unsigned *s)
 
 static struct ksync_shrinker *new_shrinker(void)
 {
-	int i = ksync_atomic_fetch_add(1, &pool_next);
-	if (i >= MAX_TRACKED)
-		return NULL;
-	struct tracked *t = &pool[i];
+	/*
+	 * A ring of records: one is reused a million registrations later, and
+	 * only once its shrinker was freed (a record still live is skipped).
+	 */
+	struct tracked *t;
+	int i;
+	for (;;) {
+		i = (int)((unsigned)ksync_atomic_fetch_add(1, &pool_next) % MAX_TRACKED);
+		t = &pool[i];
+		if (ksync_atomic_read_acquire(&t->state) != 1)
+			break;
+	}
 	struct ksync_shrinker *s = ksync_shrinker_alloc(reg, KSYNC_SHRINKER_MEMCG_AWARE, "t%d", i);
 	KASSERT(s != NULL);
 	KASSERT(s->id >= 0 && s->id < MAX_IDS);
@@ -155,8 +163,6 @@ static void *registrar(void *arg)
 				ksync_atomic_long_add(n, &added_to_groups);
 			ksync_set_shrinker_bit(g, 0, live[k]->id);
 		}
-		if (!live[k])
-			break; /* pool exhausted */
 	}
 	for (int k = 0; k < LIVE; k++)
 		if (live[k])
@@ -308,8 +314,8 @@ KTEST(torture)
 	ksync_shrinker_deferred_total(reg, &t);
 	KCHECK_EQ(t.in_groups, 0);
 	KCHECK_EQ(t.orphaned, ksync_atomic_long_read(&added_to_groups));
-	printf("  %d shrinkers, %ld callbacks, nr_max %d, %ld deferred units conserved\n",
-	       ksync_atomic_read(&pool_next), ksync_atomic_long_read(&callbacks),
+	printf("  %u shrinkers, %ld callbacks, nr_max %d, %ld deferred units conserved\n",
+	       (unsigned)ksync_atomic_read(&pool_next), ksync_atomic_long_read(&callbacks),
 	       ksync_shrinker_nr_max(reg), ksync_atomic_long_read(&added_to_groups));
 	KCHECK_EQ(ksync_shrinker_registry_destroy(reg), 0);
 	free(pool);
