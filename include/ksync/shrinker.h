@@ -87,6 +87,7 @@ struct ksync_shrinker_node;
 #define KSYNC_SHRINKER_MEMCG_AWARE (1U << 3)
 /** KSYNC_SHRINKER_NONSLAB - accepted for source compatibility; no effect. */
 #define KSYNC_SHRINKER_NONSLAB (1U << 4)
+/** KSYNC_SHRINKER_USER_FLAGS - every flag a caller may pass; others are refused (-EINVAL). */
 #define KSYNC_SHRINKER_USER_FLAGS                                              \
 	(KSYNC_SHRINKER_NUMA_AWARE | KSYNC_SHRINKER_MEMCG_AWARE | KSYNC_SHRINKER_NONSLAB)
 
