@@ -2,7 +2,6 @@
 # reclaim_storm - the main job: legacy rwlock registry vs ksync::shrinker on
 # the lockless-shrink series' workload. The binary lands at
 # <build>/examples/reclaim_storm (the README's main command runs it).
-if(TARGET ksync::shrinker)
 ksync_add_executable(reclaim_storm
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/reclaim_storm/main.c
           ${CMAKE_CURRENT_LIST_DIR}/reclaim_storm/legacy.c
@@ -11,4 +10,3 @@ ksync_add_executable(reclaim_storm
 set_target_properties(reclaim_storm PROPERTIES
   RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}
   C_EXTENSIONS ON)
-endif()

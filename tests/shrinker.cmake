@@ -1,29 +1,23 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # Tests of ksync::shrinker (lib/shrinker) and the reclaim_storm smoke test.
-if(TARGET ksync::shrinker)
-  ksync_add_test(shrinker_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/shrinker_test.c
-                 LIBS ksync::shrinker LABELS quick TIMEOUT 120)
-  # The same unit tests with the KSYNC_DEBUG checks of the headers on.
-  ksync_add_test(shrinker_debug_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/shrinker_test.c
-                 LIBS ksync::shrinker DEFINES KSYNC_DEBUG LABELS quick TIMEOUT 120)
-  if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/shrinker_concurrent_test.c)
-    ksync_add_test(shrinker_concurrent_test
-                   SOURCES ${CMAKE_CURRENT_LIST_DIR}/shrinker_concurrent_test.c
-                   LIBS ksync::shrinker LABELS quick concurrent TIMEOUT 300)
-    # The same torture for a minute (ctest -L stress).
-    add_test(NAME shrinker_concurrent_stress COMMAND shrinker_concurrent_test)
-    set_tests_properties(shrinker_concurrent_stress PROPERTIES LABELS stress TIMEOUT 600
-                         ENVIRONMENT KTEST_SECONDS=60)
-  endif()
-  if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/shrinker_kernel_test.c)
-    ksync_add_test(shrinker_kernel_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/shrinker_kernel_test.c
-                   LIBS ksync::shrinker LABELS quick TIMEOUT 120)
-  endif()
-  if(KSYNC_BUILD_EXAMPLES)  # reclaim_storm is defined later (examples/), resolved at generate time
-    add_test(NAME reclaim_storm_smoke
-             COMMAND ${CMAKE_COMMAND} -DSTORM=$<TARGET_FILE:reclaim_storm>
-                     -DOUT=${CMAKE_CURRENT_BINARY_DIR}/reclaim_storm_smoke.json
-                     -P ${PROJECT_SOURCE_DIR}/scripts/check_reclaim_storm_json.cmake)
-    set_tests_properties(reclaim_storm_smoke PROPERTIES LABELS quick TIMEOUT 120)
-  endif()
+ksync_add_test(shrinker_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/shrinker_test.c
+               LIBS ksync::shrinker LABELS quick TIMEOUT 120)
+# The same unit tests with the KSYNC_DEBUG checks of the headers on.
+ksync_add_test(shrinker_debug_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/shrinker_test.c
+               LIBS ksync::shrinker DEFINES KSYNC_DEBUG LABELS quick TIMEOUT 120)
+ksync_add_test(shrinker_concurrent_test
+               SOURCES ${CMAKE_CURRENT_LIST_DIR}/shrinker_concurrent_test.c
+               LIBS ksync::shrinker LABELS quick concurrent TIMEOUT 300)
+# The same torture for a minute (ctest -L stress).
+add_test(NAME shrinker_concurrent_stress COMMAND shrinker_concurrent_test)
+set_tests_properties(shrinker_concurrent_stress PROPERTIES LABELS stress TIMEOUT 600
+                     ENVIRONMENT KTEST_SECONDS=60)
+ksync_add_test(shrinker_kernel_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/shrinker_kernel_test.c
+               LIBS ksync::shrinker LABELS quick TIMEOUT 120)
+if(KSYNC_BUILD_EXAMPLES)  # reclaim_storm is defined later (examples/), resolved at generate time
+  add_test(NAME reclaim_storm_smoke
+           COMMAND ${CMAKE_COMMAND} -DSTORM=$<TARGET_FILE:reclaim_storm>
+                   -DOUT=${CMAKE_CURRENT_BINARY_DIR}/reclaim_storm_smoke.json
+                   -P ${PROJECT_SOURCE_DIR}/scripts/check_reclaim_storm_json.cmake)
+  set_tests_properties(reclaim_storm_smoke PROPERTIES LABELS quick TIMEOUT 120)
 endif()
