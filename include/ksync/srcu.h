@@ -257,7 +257,7 @@ static KSYNC_ALWAYS_INLINE int ksync_srcu_read_lock(struct ksync_srcu_struct *ss
  *
  * Ordering: every access of the section happens before the end of any grace
  * period that waits for it (release; pairs with the acquire loads of the
- * counters in ksync__srcu_sum()).
+ * slot words in ksync__srcu_drained()).
  */
 static KSYNC_ALWAYS_INLINE void ksync_srcu_read_unlock(struct ksync_srcu_struct *ssp, int idx)
 {
