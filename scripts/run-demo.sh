@@ -7,12 +7,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh demo
+mkdir -p build out
 cmake -S . -B build/demo -G Ninja -DCMAKE_BUILD_TYPE=Release \
 	-DKSYNC_BUILD_TESTS=OFF -DKSYNC_BUILD_BENCH=OFF >build/demo.configure.log 2>&1 ||
 	{ cat build/demo.configure.log; exit 1; }
 cmake --build build/demo -j"$(nproc)" --target reclaim_storm >build/demo.build.log 2>&1 ||
 	{ tail -60 build/demo.build.log; exit 1; }
-mkdir -p out
+
 build/demo/examples/reclaim_storm --json out/reclaim_storm.json "$@"
 if [ -x scripts/plot_reclaim_storm.sh ] && command -v gnuplot >/dev/null 2>&1; then
 	scripts/plot_reclaim_storm.sh out/reclaim_storm.json out/reclaim_storm.png &&
