@@ -21,8 +21,16 @@
  * srcu_down_read are not modelled: fully ordered RMWs, the kernel's scheme.)
  * The safety property: no reader uses a version after it was freed.
  *
- * Mutants (spin -DMUTANT=n): 1 skips the first wait, 2 the second wait, 3 M0.
- * Each must produce an assertion violation; the model without MUTANT must not.
+ * Fenced mode (spin -DFENCED=1): the reader waits for its own buffer to drain
+ * after the lock store (its smp_mb B), and M0 only drains the updater's own
+ * buffer (smp_mb instead of membarrier).
+ *
+ * The updater's stores (the removal, the flip) are buffered too; its full
+ * barriers (M0, M_end) drain them.
+ *
+ * Mutants (spin -DMUTANT=n): 1 skips the first wait, 2 the second wait, 3 M0,
+ * 4 (with -DFENCED=1) the reader's barrier B. Each must produce an assertion
+ * violation; the model without MUTANT must not, in either mode.
  * tests/srcu_model.sh checks all of this.
  */
 
@@ -34,9 +42,13 @@
 #ifndef MUTANT
 #define MUTANT 0
 #endif
+#ifndef FENCED
+#define FENCED 0
+#endif
 
 byte idx = 0;		/* committed index */
 byte pend_idx = NONE;	/* updater's buffered flip */
+byte pend_ver = NONE;	/* updater's buffered removal (publication of a version) */
 byte w[NR];		/* slot words: 2 * depth + index */
 byte ver = 0;		/* the published version */
 bool freed[NGP + 1];
@@ -47,6 +59,18 @@ inline commit(r) {
 	w[r] = c
 }
 
+/* The updater's own full barrier: drain its buffer (removal before flip). */
+inline updater_mb() {
+	if
+	:: pend_ver != NONE -> ver = pend_ver; pend_ver = NONE
+	:: else -> skip
+	fi;
+	if
+	:: pend_idx != NONE -> idx = pend_idx; pend_idx = NONE
+	:: else -> skip
+	fi
+}
+
 inline membarrier() {
 	atomic {
 		do
@@ -54,10 +78,7 @@ inline membarrier() {
 		:: nempty(sb[1]) -> commit(1)
 		:: empty(sb[0]) && empty(sb[1]) -> break
 		od;
-		if
-		:: pend_idx != NONE -> idx = pend_idx; pend_idx = NONE
-		:: else -> skip
-		fi
+		updater_mb()
 	}
 }
 
@@ -80,6 +101,10 @@ proctype reader(byte r; byte nsec) {
 	:: n < nsec ->
 		i = idx;		/* the reader's own load; may stall here */
 		sb[r]!(2 | i);		/* outermost lock (buffered) */
+		if
+		:: FENCED && MUTANT != 4 -> empty(sb[r])	/* B: smp_mb */
+		:: else -> skip
+		fi;
 		v = ver;		/* may pass the buffered lock store */
 		if
 		:: sb[r]!(4 | i);	/* nested lock and unlock */
@@ -99,7 +124,8 @@ proctype flusher() {
 end:	do
 	:: atomic { nempty(sb[0]) -> commit(0) }
 	:: atomic { nempty(sb[1]) -> commit(1) }
-	:: atomic { pend_idx != NONE -> idx = pend_idx; pend_idx = NONE }
+	:: atomic { pend_ver != NONE -> ver = pend_ver; pend_ver = NONE }
+	:: atomic { pend_ver == NONE && pend_idx != NONE -> idx = pend_idx; pend_idx = NONE }
 	od
 }
 
@@ -108,10 +134,11 @@ proctype updater() {
 	bool ok;
 	do
 	:: g <= NGP ->
-		ver = g;		/* remove version g-1 */
+		pend_ver = g;		/* remove version g-1 (buffered) */
 		if
-		:: MUTANT != 3 -> membarrier()	/* M0 */
-		:: else -> skip
+		:: MUTANT != 3 && !FENCED -> membarrier()		/* M0 */
+		:: MUTANT != 3 && FENCED -> atomic { updater_mb() }	/* M0: smp_mb */
+		:: MUTANT == 3 -> skip
 		fi;
 		cur = idx;		/* pend_idx is NONE here: committed by M_end */
 		if
@@ -123,12 +150,7 @@ proctype updater() {
 		:: MUTANT != 2 -> wait_idx(cur)
 		:: else -> skip
 		fi;
-		atomic {		/* M_end: smp_mb drains the updater's buffer */
-			if
-			:: pend_idx != NONE -> idx = pend_idx; pend_idx = NONE
-			:: else -> skip
-			fi
-		};
+		atomic { updater_mb() };	/* M_end: smp_mb drains the updater's buffer */
 		freed[g - 1] = true;
 		g++
 	:: else -> break

@@ -63,8 +63,9 @@
  * accesses before the updater's free) is then visible to it.
  *
  * The Promela model include/ksync/impl/srcu.pml checks this argument on TSO
- * (store buffers, membarrier as a drain of all of them, scans interleaved
- * with readers, stragglers) and rejects the three mutants.
+ * in both modes (store buffers, membarrier as a drain of all of them, scans
+ * interleaved with readers, stragglers) and rejects four mutants: no first
+ * wait, no second wait, no M0, and a fenced reader without B.
  *
  * Sharing. gp_seq = 2 * completed + (1 while a grace period runs). A caller
  * takes a cookie (the seq value at which a grace period that starts after its
