@@ -766,7 +766,8 @@ static KSYNC_UNUSED void ksync__srcu_dbg_del(struct ksync_srcu_struct *ssp, stru
 
 static KSYNC_UNUSED bool ksync__srcu_am_helper(struct ksync_srcu_struct *ssp)
 {
-	return KSYNC_READ_ONCE(ssp->helper_state) == 1 &&
+	/* Acquire: pairs with the release that publishes ssp->helper. */
+	return ksync_smp_load_acquire(&ssp->helper_state) == 1 &&
 	       pthread_equal(ssp->helper, pthread_self());
 }
 
@@ -860,7 +861,7 @@ static KSYNC_UNUSED bool ksync__srcu_helper_start_locked(struct ksync_srcu_struc
 		return false;
 	if (pthread_create(&ssp->helper, NULL, ksync__srcu_helper_main, ssp) != 0)
 		return false;
-	KSYNC_WRITE_ONCE(ssp->helper_state, 1);
+	ksync_smp_store_release(&ssp->helper_state, 1); /* publishes ssp->helper */
 	return true;
 }
 
@@ -1039,7 +1040,7 @@ static KSYNC_UNUSED void ksync_cleanup_srcu_struct(struct ksync_srcu_struct *ssp
 
 	pthread_mutex_lock(&ssp->cb_lock);
 	int running = ssp->helper_state == 1;
-	ssp->helper_state = 2;
+	KSYNC_WRITE_ONCE(ssp->helper_state, 2);
 	pthread_cond_signal(&ssp->cb_wake);
 	pthread_mutex_unlock(&ssp->cb_lock);
 	if (running)
@@ -1063,7 +1064,7 @@ static KSYNC_UNUSED void ksync_cleanup_srcu_struct(struct ksync_srcu_struct *ssp
 #endif
 	/* Back to the state of a static domain never used: a later use sets it up again. */
 	memset(&ssp->shared, 0, sizeof(ssp->shared));
-	ssp->helper_state = 0;
+	KSYNC_WRITE_ONCE(ssp->helper_state, 0);
 	ssp->poll_req_valid = 0;
 	ssp->cb_by_helper = 0;
 	KSYNC_WRITE_ONCE(ssp->id, 0);
