@@ -68,6 +68,24 @@ KTEST(two_translation_units)
 	KCHECK_EQ(__atomic_load_n(&ran, __ATOMIC_SEQ_CST), 2);
 	tu_b_synchronize(&multi_srcu);
 	tu_b_barrier(&multi_srcu);
+
+	/*
+	 * Helper started by B's code, barrier from A's: the helper must know A's
+	 * marker (the count is settled before the marker runs), so cleanup right
+	 * after the barrier finds nothing pending.
+	 */
+	struct ksync_srcu_struct dyn;
+	ksync_init_srcu_struct(&dyn);
+	unsigned long w0 = ksync_warn_count;
+	for (int round = 0; round < 50; round++) {
+		struct ksync_rcu_head hs[4];
+		for (int i = 0; i < 4; i++)
+			tu_b_call(&dyn, &hs[i], cb);
+		ksync_srcu_barrier(&dyn);
+		KCHECK_EQ(ksync_ulong_load(&dyn.cb_count), 0);
+	}
+	ksync_cleanup_srcu_struct(&dyn);
+	KCHECK_EQ(ksync_warn_count, w0);
 }
 
 int main(int argc, char **argv)

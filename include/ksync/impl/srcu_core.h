@@ -771,7 +771,12 @@ static KSYNC_UNUSED bool ksync__srcu_am_helper(struct ksync_srcu_struct *ssp)
 	       pthread_equal(ssp->helper, pthread_self());
 }
 
-static KSYNC_UNUSED void ksync__srcu_barrier_cb(struct ksync_rcu_head *h);
+/*
+ * The srcu_barrier() marker's callback. Weak, not static: the helper, whose
+ * code may come from another translation unit than the barrier's, recognises
+ * markers by this function's address, which must be one per process.
+ */
+void ksync__srcu_barrier_cb(struct ksync_rcu_head *h);
 
 /*
  * Invoke a batch (LIFO order as taken from the stack): reverse it, call each
@@ -940,7 +945,7 @@ struct ksync__srcu_barrier_mark {
 	int done;
 };
 
-static KSYNC_UNUSED void ksync__srcu_barrier_cb(struct ksync_rcu_head *h)
+KSYNC_WEAK void ksync__srcu_barrier_cb(struct ksync_rcu_head *h)
 {
 	struct ksync__srcu_barrier_mark *m = ksync_container_of(h, struct ksync__srcu_barrier_mark, head);
 	struct ksync_srcu_struct *ssp = m->ssp;
