@@ -262,6 +262,104 @@ KTEST(sized_map_model_with_growth)
 	KCHECK(1);
 }
 
+/*
+ * ksync_sized_map_find_next_bit_in() against a plain reference: random maps
+ * (random bit counts, growth in between so units are shared across
+ * generations, stray bits set through a newer generation past the old
+ * nr_max), every (start, end) pair for small maps. The units wholly past the
+ * bound are poisoned (their pointers set to NULL) during each search, so a
+ * search that read one would crash: the bound is also a bound on memory.
+ */
+static unsigned int ref_find_in(const bool *model, unsigned int max, unsigned int start,
+				unsigned int end)
+{
+	for (unsigned int i = start; i < end && i < max; i++)
+		if (model[i])
+			return i;
+	return end;
+}
+
+static unsigned int find_in_poisoned(struct ksync_sized_map *m, unsigned int start,
+				     unsigned int end)
+{
+	enum { U = 16 };
+	struct ksync__sized_map_unit *saved[U];
+	unsigned int lim = end < m->nr_max ? end : m->nr_max;
+	unsigned int first = lim ? (unsigned int)((lim - 1) / KSYNC_BITS_PER_LONG) + 1 : 0;
+	unsigned int lo = (unsigned int)(start / KSYNC_BITS_PER_LONG), r;
+
+	/* Units before @start's and from the bound's last unit on are off limits. */
+	for (unsigned int u = 0; u < m->nr_units && u < U; u++) {
+		saved[u] = m->unit[u];
+		if (u < lo || u >= first || start >= lim)
+			m->unit[u] = NULL;
+	}
+	r = ksync_sized_map_find_next_bit_in(m, start, end);
+	for (unsigned int u = 0; u < m->nr_units && u < U; u++)
+		m->unit[u] = saved[u];
+	return r;
+}
+
+KTEST(sized_map_find_next_bit_in_model)
+{
+	enum { MAXB = 64 * 5 + 7 };
+	bool model[MAXB];
+
+	KASSERT(ksync_init_srcu_struct(&model_srcu) == 0);
+	for (int round = 0; round < 60; round++) {
+		unsigned int max = 1 + (unsigned int)(rnd() % 200);
+		struct ksync_sized_map *slot = ksync_sized_map_alloc(max, 0), *old, *m;
+		unsigned int density = 1 + (unsigned int)(rnd() % 40);
+
+		KASSERT(slot);
+		memset(model, 0, sizeof(model));
+		for (unsigned int i = 0; i < max; i++)
+			if (rnd() % density == 0) {
+				KASSERT(ksync_sized_map_set_bit(slot, i) == 0);
+				model[i] = true;
+			}
+		/* Grow, then set bits through the new generation only. */
+		old = ksync_rcu_dereference_raw(slot);
+		unsigned int nmax = max + (unsigned int)(rnd() % (MAXB - max));
+		int idx = ksync_srcu_read_lock(&model_srcu); /* keeps @old's header alive */
+		KASSERT(ksync_sized_map_grow(&slot, nmax, &model_srcu) == 0);
+		m = ksync_rcu_dereference_raw(slot);
+		for (unsigned int i = max; i < nmax; i++)
+			if (rnd() % density == 0) {
+				KASSERT(ksync_sized_map_set_bit(m, i) == 0);
+				model[i] = true;
+			}
+		/* Old generation: bounded by its own nr_max; new: by nmax. */
+		for (unsigned int start = 0; start <= nmax + 2; start++) {
+			for (unsigned int end = start > 70 ? start - 70 : 0; end <= nmax + 70;
+			     end += 1 + (unsigned int)(rnd() % 3)) {
+				KASSERT(find_in_poisoned(old, start, end) ==
+					ref_find_in(model, max, start, end));
+				KASSERT(find_in_poisoned(m, start, end) ==
+					ref_find_in(model, nmax, start, end));
+			}
+			/* The unbounded search is the bounded one with end = nr_max. */
+			KASSERT(ksync_sized_map_find_next_bit(m, start) ==
+				ksync_sized_map_find_next_bit_in(m, start, nmax));
+			/* Unit-at-a-time use, as the shrinker does. */
+			unsigned int us = start - start % KSYNC_BITS_PER_LONG;
+			KASSERT(find_in_poisoned(m, start, us + KSYNC_BITS_PER_LONG) ==
+				ref_find_in(model, nmax, start, us + KSYNC_BITS_PER_LONG));
+		}
+		ksync_srcu_read_unlock(&model_srcu, idx);
+		ksync_srcu_barrier(&model_srcu);
+		ksync_sized_map_free_all(slot);
+	}
+	/* A zero-bit map: nothing is found and nothing is read. */
+	struct ksync_sized_map *z = ksync_sized_map_alloc(0, 0);
+	KASSERT(z);
+	KASSERT(ksync_sized_map_find_next_bit_in(z, 0, 0) == 0);
+	KASSERT(ksync_sized_map_find_next_bit_in(z, 0, 64) == 64);
+	ksync_sized_map_free_all(z);
+	ksync_cleanup_srcu_struct(&model_srcu);
+	KCHECK(1);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Growth racing with setters and walkers                                   */
 

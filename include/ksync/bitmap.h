@@ -610,6 +610,50 @@ static inline unsigned int ksync_sized_map_find_next_bit(const struct ksync_size
 }
 
 /**
+ * ksync_sized_map_find_next_bit_in() - the first set bit of @map in [@start, @end).
+ * @map: a sized map
+ * @start: first bit considered
+ * @end: the bound: no bit at or past it is read; it may exceed the map's
+ *	nr_max, the search then stops at nr_max
+ *
+ * The bounded form of ksync_sized_map_find_next_bit(): it loads only the
+ * words (units) that hold bits of [@start, min(@end, nr_max)), so a caller
+ * that works one unit at a time (``end = start + KSYNC_BITS_PER_LONG``,
+ * start aligned) touches exactly one unit, never the separately allocated
+ * units that follow. Each word is loaded once, unordered (like
+ * ksync_test_bit()); pair it with a barrier of the caller's where the result
+ * must be ordered against other accesses. Sized maps have no kernel
+ * counterpart, so there is no kernel spelling; the kernel's bounded search
+ * on a plain bitmap is find_next_bit(addr, size, offset).
+ *
+ * Return: the bit number, or @end when there is none (also when @start >=
+ * @end or @start >= nr_max).
+ */
+static inline unsigned int ksync_sized_map_find_next_bit_in(const struct ksync_sized_map *map,
+							    unsigned int start, unsigned int end)
+{
+	unsigned int lim = end < map->nr_max ? end : map->nr_max;
+
+	if (start >= lim)
+		return end;
+
+	unsigned int u = (unsigned int)(start / KSYNC__BPL);
+	unsigned int last = (unsigned int)((lim - 1) / KSYNC__BPL);
+	unsigned long word = ksync_ulong_load(&map->unit[u]->bits) &
+			     (~0UL << (start % KSYNC__BPL));
+
+	for (;;) {
+		if (word) {
+			unsigned long bit = (unsigned long)u * KSYNC__BPL + ksync___ffs(word);
+			return bit < lim ? (unsigned int)bit : end;
+		}
+		if (++u > last)
+			return end;
+		word = ksync_ulong_load(&map->unit[u]->bits);
+	}
+}
+
+/**
  * ksync_sized_map_for_each_set_bit() - loop over the set bits of @map, ascending.
  * @bit: an unsigned int cursor
  * @map: a sized map (evaluated on every step: pass a local, not a slot)

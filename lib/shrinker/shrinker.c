@@ -1205,14 +1205,6 @@ static unsigned long shrink_slab_global(struct ksync_shrinker_registry *reg, int
 	return freed;
 }
 
-/* Whether unit @u of @m has a set bit below @end (a bounded search within one unit). */
-static bool unit_has_bits(const struct ksync_sized_map *m, unsigned int u, unsigned int end)
-{
-	for (unsigned int id = u * UNIT_BITS; id < end; id++)
-		if (ksync_sized_map_test_bit(m, id))
-			return true;
-	return false;
-}
 
 /*
  * The group walk. The summary map tells which 64-id units may hold set bits,
@@ -1243,15 +1235,18 @@ static unsigned long shrink_slab_group(struct ksync_shrinker_group *g, int nid, 
 
 		if (start >= ksync_sized_map_nr_max(m))
 			break; /* summary grown past our map: those ids are not ours to see yet */
+		/*
+		 * One unit: the bounded search loads this unit's word only (one
+		 * load per set bit found), never the following units.
+		 */
 		end = ksync_min(start + UNIT_BITS, ksync_sized_map_nr_max(m));
-		for (id = start; id < end; id++) {
+		for (id = ksync_sized_map_find_next_bit_in(m, start, end); id < end;
+		     id = ksync_sized_map_find_next_bit_in(m, id + 1, end)) {
 			struct ksync_shrink_control sc = { .nid = nid, .group = g };
 			struct ksync_shrinker_node *node;
 			ksync_atomic_long_t *deferred;
 			unsigned long ret;
 
-			if (!ksync_sized_map_test_bit(m, id))
-				continue;
 			any = true;
 			node = idr_lookup(reg, id);
 			yield_point(KSYNC_SHRINKER_YP_BEFORE_GET);
@@ -1300,7 +1295,7 @@ next:
 			/* W2: clear the summary bit, then look again; pairs with S2. */
 			ksync_sized_map_clear_bit(sm, u);
 			ksync_smp_mb__after_atomic();
-			if (unit_has_bits(m, u, end))
+			if (ksync_sized_map_find_next_bit_in(m, start, end) < end)
 				ksync_sized_map_set_bit(sm, u);
 		}
 	}
