@@ -308,45 +308,34 @@ KSYNC__ULONG_FETCH_OP(xor, old ^ mask)
 #endif
 #undef KSYNC__ULONG_FETCH_OP
 
-/**
- * ksync_ulong_test_and_set_bit() - set bit @nr (< BITS_PER_LONG) of *@p;
- * return its old value. Fully ordered.
+/*
+ * ksync_ulong_test_and_{set,clear,change}_bit() - set, clear or flip bit @nr
+ * (< BITS_PER_LONG) of *@p and return its old value. Fully ordered. On CK with
+ * 64-bit longs they are the locked bts/btr/btc instructions.
  */
-static KSYNC_ALWAYS_INLINE bool ksync_ulong_test_and_set_bit(unsigned long *p, unsigned nr)
-{
-#if !defined(KSYNC_ATOMIC_BUILTINS) && KSYNC__CK_LONG_BITS == 64 && defined(CK_F_PR_BTS_64)
-	KSYNC__RMW_FENCE();
-	bool r = ck_pr_bts_64((uint64_t *)p, nr);
-	KSYNC__RMW_FENCE();
-	return r;
+#if !defined(KSYNC_ATOMIC_BUILTINS) && KSYNC__CK_LONG_BITS == 64 && defined(CK_F_PR_BTS_64) && \
+	defined(CK_F_PR_BTR_64) && defined(CK_F_PR_BTC_64)
+#define KSYNC__ULONG_TEST_AND_OP(NAME, CKOP, FETCH)                            \
+	static KSYNC_ALWAYS_INLINE bool ksync_ulong_test_and_##NAME##_bit(     \
+		unsigned long *p, unsigned nr)                                 \
+	{                                                                      \
+		KSYNC__RMW_FENCE();                                            \
+		bool r = ck_pr_##CKOP##_64((uint64_t *)p, nr);                 \
+		KSYNC__RMW_FENCE();                                            \
+		return r;                                                      \
+	}
 #else
-	return (ksync_ulong_fetch_or(p, 1UL << nr) >> nr) & 1;
+#define KSYNC__ULONG_TEST_AND_OP(NAME, CKOP, FETCH)                            \
+	static KSYNC_ALWAYS_INLINE bool ksync_ulong_test_and_##NAME##_bit(     \
+		unsigned long *p, unsigned nr)                                 \
+	{                                                                      \
+		return (FETCH(p, 1UL << nr) >> nr) & 1;                        \
+	}
 #endif
-}
-/** ksync_ulong_test_and_clear_bit() - clear bit @nr of *@p; return its old value. Fully ordered. */
-static KSYNC_ALWAYS_INLINE bool ksync_ulong_test_and_clear_bit(unsigned long *p, unsigned nr)
-{
-#if !defined(KSYNC_ATOMIC_BUILTINS) && KSYNC__CK_LONG_BITS == 64 && defined(CK_F_PR_BTR_64)
-	KSYNC__RMW_FENCE();
-	bool r = ck_pr_btr_64((uint64_t *)p, nr);
-	KSYNC__RMW_FENCE();
-	return r;
-#else
-	return (ksync_ulong_fetch_andnot(p, 1UL << nr) >> nr) & 1;
-#endif
-}
-/** ksync_ulong_test_and_change_bit() - flip bit @nr of *@p; return its old value. Fully ordered. */
-static KSYNC_ALWAYS_INLINE bool ksync_ulong_test_and_change_bit(unsigned long *p, unsigned nr)
-{
-#if !defined(KSYNC_ATOMIC_BUILTINS) && KSYNC__CK_LONG_BITS == 64 && defined(CK_F_PR_BTC_64)
-	KSYNC__RMW_FENCE();
-	bool r = ck_pr_btc_64((uint64_t *)p, nr);
-	KSYNC__RMW_FENCE();
-	return r;
-#else
-	return (ksync_ulong_fetch_xor(p, 1UL << nr) >> nr) & 1;
-#endif
-}
+KSYNC__ULONG_TEST_AND_OP(set, bts, ksync_ulong_fetch_or)
+KSYNC__ULONG_TEST_AND_OP(clear, btr, ksync_ulong_fetch_andnot)
+KSYNC__ULONG_TEST_AND_OP(change, btc, ksync_ulong_fetch_xor)
+#undef KSYNC__ULONG_TEST_AND_OP
 
 /** ksync_ulong_load()/ksync_ulong_store() - untorn, unordered word access. */
 static KSYNC_ALWAYS_INLINE unsigned long ksync_ulong_load(const unsigned long *p)
