@@ -10,6 +10,8 @@
 #include <ksync/math.h>
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -435,6 +437,123 @@ KTEST(deferred_work_and_reparenting)
 	ksync_shrinker_deferred_total(reg, &t);
 	KCHECK_EQ(t.orphaned, d);
 	KCHECK_EQ(ksync_shrinker_registry_destroy(reg), 0);
+}
+
+/*
+ * Regression: the ledger is consistent while a group destroy waits for its
+ * grace period. The group used to be unlinked from reg->groups before that
+ * wait and reparented after it, so a ksync_shrinker_deferred_total() in
+ * between counted its work nowhere.
+ */
+struct ledger_probe {
+	struct ksync_shrinker_registry *reg;
+	long sum;
+	int hits;
+};
+
+static long ledger_sum(struct ksync_shrinker_registry *reg)
+{
+	struct ksync_shrinker_deferred_total t;
+
+	ksync_shrinker_deferred_total(reg, &t);
+	return t.in_groups + t.in_shrinkers + t.orphaned + t.retired;
+}
+
+static void ledger_hook(int point, void *arg)
+{
+	struct ledger_probe *p = arg;
+
+	if (point == KSYNC_SHRINKER_YP_GROUP_BEFORE_WAIT) {
+		p->sum = ledger_sum(p->reg);
+		p->hits++;
+	}
+}
+
+KTEST(ledger_consistent_during_group_destroy)
+{
+	struct ksync_shrinker_registry *reg = ksync_shrinker_registry_create(2);
+	struct ksync_shrinker_group *parent = ksync_shrinker_group_create(reg, NULL);
+	struct ksync_shrinker_group *child = ksync_shrinker_group_create(reg, parent);
+	struct cache c = { 0 };
+	struct ksync_shrinker *s = mk(reg, KSYNC_SHRINKER_MEMCG_AWARE, &c, "l");
+	struct ledger_probe probe = { .reg = reg };
+
+	KCHECK_EQ(ksync_shrinker_register(s), 0);
+	KCHECK_EQ(ksync_shrinker_add_deferred(s, child, 0, 30), 0);
+	KCHECK_EQ(ksync_shrinker_add_deferred(s, child, 1, 12), 0);
+	KCHECK_EQ(ksync_shrinker_add_deferred(s, parent, 1, 5), 0);
+	KCHECK_EQ(ledger_sum(reg), 47);
+	ksync_shrinker_set_yield_hook(ledger_hook, &probe);
+	KCHECK_EQ(ksync_shrinker_group_destroy(child), 0); /* reparented */
+	KCHECK_EQ(probe.hits, 1);
+	KCHECK_EQ(probe.sum, 47);
+	KCHECK_EQ(ledger_sum(reg), 47);
+	KCHECK_EQ(ksync_shrinker_deferred(s, parent, 0), 30);
+	KCHECK_EQ(ksync_shrinker_deferred(s, parent, 1), 17);
+	KCHECK_EQ(ksync_shrinker_group_destroy(parent), 0); /* orphaned */
+	KCHECK_EQ(probe.hits, 2);
+	KCHECK_EQ(probe.sum, 47);
+	ksync_shrinker_set_yield_hook(NULL, NULL);
+	KCHECK_EQ(ledger_sum(reg), 47);
+	KCHECK_EQ(ksync_shrinker_free(s), 0);
+	KCHECK_EQ(ksync_shrinker_registry_destroy(reg), 0);
+}
+
+/*
+ * Regression: the ledger is consistent across unregister. The global
+ * counters used to be retired in a later critical section than the unlink,
+ * so a ksync_shrinker_deferred_total() in between missed them. A checker
+ * thread reads the ledger while the main thread registers, adds global
+ * deferred work and frees, over and over; the sum may never fall below the
+ * work added before the read.
+ */
+struct unreg_probe {
+	struct ksync_shrinker_registry *reg;
+	long added; /* atomic: work added so far */
+	int stop;
+	long reads, dips;
+};
+
+static void *ledger_checker(void *arg)
+{
+	struct unreg_probe *p = arg;
+
+	while (!__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) {
+		long before = __atomic_load_n(&p->added, __ATOMIC_ACQUIRE);
+		long sum = ledger_sum(p->reg);
+
+		if (sum < before)
+			p->dips++;
+		p->reads++;
+	}
+	return NULL;
+}
+
+KTEST(ledger_consistent_during_unregister)
+{
+	struct unreg_probe p = { .reg = ksync_shrinker_registry_create(1) };
+	struct cache c = { 0 };
+	pthread_t th;
+	unsigned long rounds = 0;
+
+	KCHECK_EQ(pthread_create(&th, NULL, ledger_checker, &p), 0);
+	for (int i = 0; i < 20000 || __atomic_load_n(&p.reads, __ATOMIC_RELAXED) < 2000; i++) {
+		struct ksync_shrinker *s = mk(p.reg, 0, &c, "u");
+
+		KCHECK_EQ(ksync_shrinker_register(s), 0);
+		KCHECK_EQ(ksync_shrinker_add_deferred(s, NULL, 0, 3), 0);
+		__atomic_fetch_add(&p.added, 3, __ATOMIC_RELEASE);
+		KCHECK_EQ(ksync_shrinker_free(s), 0);
+		rounds++;
+		if (i > 2000000)
+			break;
+	}
+	__atomic_store_n(&p.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	printf("  %lu rounds, %ld ledger reads, %ld dips\n", rounds, p.reads, p.dips);
+	KCHECK_EQ(p.dips, 0);
+	KCHECK_EQ(ledger_sum(p.reg), p.added);
+	KCHECK_EQ(ksync_shrinker_registry_destroy(p.reg), 0);
 }
 
 KTEST(debug_interface)

@@ -383,7 +383,8 @@ int ksync_shrinker_add_deferred(struct ksync_shrinker *s, struct ksync_shrinker_
 
 /**
  * struct ksync_shrinker_deferred_total - the nr_deferred ledger of a registry.
- * @in_groups: sum of every live group's counters (all ids, all nodes)
+ * @in_groups: sum of the counters (all ids, all nodes) of every group not yet
+ *	reparented: live ones and those a ksync_shrinker_group_destroy() is waiting on
  * @in_shrinkers: sum of the global counters of registered shrinkers
  * @orphaned: work moved out of top-level groups that went away
  * @retired: work dropped because its shrinker was unregistered

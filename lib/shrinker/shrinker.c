@@ -167,6 +167,7 @@ struct ksync_shrinker_group {
 	unsigned long magic;
 	int id;
 	int nr_children; /* writers only */
+	struct ksync_list_head dying; /* reg->dying_groups while destroy waits; writers only */
 	int dead;        /* set under the mutex before the grace period of destroy; walkers read it */
 	struct ksync_rcu_head rcu;
 	/*
@@ -194,6 +195,11 @@ struct ksync_shrinker_registry {
 	/* RCU list heads: writers link at the tail; global and debug walks read. */
 	struct ksync_list_head shrinkers KSYNC_CACHELINE_ALIGNED;
 	struct ksync_list_head groups;
+	/*
+	 * Writers only: groups unlinked by ksync_shrinker_group_destroy() whose
+	 * counters are not reparented yet (the ledger still counts them).
+	 */
+	struct ksync_list_head dying_groups;
 	/* Writers only (under the mutex). */
 	pthread_mutex_t mutex KSYNC_CACHELINE_ALIGNED;
 	unsigned long *ids_used;
@@ -373,6 +379,7 @@ struct ksync_shrinker_registry *ksync_shrinker_registry_create(int nr_nodes)
 	pthread_mutex_init(&reg->mutex, NULL);
 	ksync_init_list_head(&reg->shrinkers);
 	ksync_init_list_head(&reg->groups);
+	ksync_init_list_head(&reg->dying_groups);
 	reg->nr_nodes = nr_nodes;
 	reg->node_size = sizeof(struct ksync_shrinker_node) +
 			 (size_t)nr_nodes * sizeof(ksync_atomic_long_t);
@@ -781,20 +788,29 @@ int ksync_register_shrinker(struct ksync_shrinker_registry *reg, struct ksync_sh
 	return ret;
 }
 
+/* Move @node's global counters to reg->retired (under reg->mutex). */
+static void retire_deferred_locked(struct ksync_shrinker_node *node)
+{
+	struct ksync_shrinker_registry *reg = node->reg;
+	long retired = 0;
+
+	for (int nid = 0; nid < reg->nr_nodes; nid++)
+		retired += ksync_atomic_long_xchg(&node->nr_deferred[nid], 0);
+	if (retired)
+		ksync_atomic_long_add(retired, &reg->retired);
+}
+
 /* Retire @node's id and global counters and queue its memory (mutex not held). */
 static void node_release(struct ksync_shrinker_node *node)
 {
 	struct ksync_shrinker_registry *reg = node->reg;
 	struct ksync_shrinker_node *batch = NULL;
-	long retired = 0;
 
 	pthread_mutex_lock(&reg->mutex);
 	if (node->id >= 0)
 		id_free_locked(reg, node->id);
-	for (int nid = 0; nid < reg->nr_nodes; nid++)
-		retired += ksync_atomic_long_xchg(&node->nr_deferred[nid], 0);
-	if (retired)
-		ksync_atomic_long_add(retired, &reg->retired);
+	/* Unregistered nodes were retired at unlink; prepared ones are here. */
+	retire_deferred_locked(node);
 	reg->nr_nodes_alive--;
 	yield_point(KSYNC_SHRINKER_YP_BEFORE_FREE);
 	node->free_next = reg->free_batch;
@@ -826,6 +842,12 @@ static int do_unregister(struct ksync_shrinker_node *node)
 	yield_point(KSYNC_SHRINKER_YP_UNREG_AFTER_WAIT);
 	pthread_mutex_lock(&reg->mutex);
 	ksync_list_del_rcu(&node->list);
+	/*
+	 * Retire the global counters in the same critical section as the
+	 * unlink: ksync_shrinker_deferred_total() (under the mutex) must find
+	 * them either on the list or in reg->retired, never in neither.
+	 */
+	retire_deferred_locked(node);
 	pthread_mutex_unlock(&reg->mutex);
 	ksync_atomic_set(&node->state, NODE_UNREGISTERED);
 	return 0;
@@ -987,6 +1009,8 @@ int ksync_shrinker_group_destroy(struct ksync_shrinker_group *g)
 	}
 	KSYNC_WRITE_ONCE(g->dead, 1);
 	ksync_list_del_rcu(&g->list);
+	/* Its counters stay in the ledger until they are moved below. */
+	ksync_list_add_tail(&g->dying, &reg->dying_groups);
 	pthread_mutex_unlock(&reg->mutex);
 
 	/*
@@ -999,6 +1023,7 @@ int ksync_shrinker_group_destroy(struct ksync_shrinker_group *g)
 	ksync_synchronize_srcu(&reg->srcu);
 
 	pthread_mutex_lock(&reg->mutex);
+	ksync_list_del(&g->dying);
 	long orphaned = 0;
 	for (int nid = 0; nid < reg->nr_nodes; nid++) {
 		struct ksync_sized_map *m = (struct ksync_sized_map *)ksync_rcu_access_pointer(g->maps[nid]);
@@ -1495,6 +1520,21 @@ int ksync_shrinker_add_deferred(struct ksync_shrinker *s, struct ksync_shrinker_
 	return c ? 0 : -ENOENT;
 }
 
+/* The sum of @g's counters (under reg->mutex). */
+static long group_deferred_locked(struct ksync_shrinker_group *g)
+{
+	long sum = 0;
+
+	for (int nid = 0; nid < g->reg->nr_nodes; nid++) {
+		struct ksync_sized_map *m =
+			(struct ksync_sized_map *)ksync_rcu_access_pointer(g->maps[nid]);
+		for (unsigned int id = 0; id < ksync_sized_map_nr_max(m); id++)
+			sum += ksync_atomic_long_read(
+				(ksync_atomic_long_t *)ksync_sized_map_data(m, id));
+	}
+	return sum;
+}
+
 void ksync_shrinker_deferred_total(struct ksync_shrinker_registry *reg,
 				   struct ksync_shrinker_deferred_total *out)
 {
@@ -1506,15 +1546,11 @@ void ksync_shrinker_deferred_total(struct ksync_shrinker_registry *reg,
 	if (!reg)
 		return;
 	pthread_mutex_lock(&reg->mutex);
-	ksync_list_for_each_entry(g, &reg->groups, list) {
-		for (int nid = 0; nid < reg->nr_nodes; nid++) {
-			struct ksync_sized_map *m =
-				(struct ksync_sized_map *)ksync_rcu_access_pointer(g->maps[nid]);
-			for (unsigned int id = 0; id < ksync_sized_map_nr_max(m); id++)
-				out->in_groups += ksync_atomic_long_read(
-					(ksync_atomic_long_t *)ksync_sized_map_data(m, id));
-		}
-	}
+	ksync_list_for_each_entry(g, &reg->groups, list)
+		out->in_groups += group_deferred_locked(g);
+	/* Groups being destroyed: their work is not reparented yet. */
+	ksync_list_for_each_entry(g, &reg->dying_groups, dying)
+		out->in_groups += group_deferred_locked(g);
 	ksync_list_for_each_entry(node, &reg->shrinkers, list)
 		for (int nid = 0; nid < reg->nr_nodes; nid++)
 			out->in_shrinkers += ksync_atomic_long_read(&node->nr_deferred[nid]);
