@@ -46,3 +46,13 @@ if(NOT KSYNC_SANITIZE)
                  DEFINES KT_MUTANT KSYNC_SRCU_MUTATE_SKIP_WAIT=1)
   set_tests_properties(srcu_torture_mutant_wait1 PROPERTIES ENVIRONMENT "KTEST_SECONDS=60")
 endif()
+
+# Regression tests from the review (bad unlock against down_read sections,
+# hand-over-hand sections starving grace periods, domain reuse), in the
+# default, KSYNC_DEBUG and fenced modes.
+ksync_add_test(srcu_review_test SOURCES srcu_review_test.c LABELS quick concurrent TIMEOUT 120)
+ksync_add_test(srcu_review_test_debug SOURCES srcu_review_test.c LABELS quick concurrent
+               DEFINES KSYNC_DEBUG TIMEOUT 120)
+ksync_add_test(srcu_review_test_fenced SOURCES srcu_review_test.c LABELS quick concurrent
+               TIMEOUT 120)
+set_tests_properties(srcu_review_test_fenced PROPERTIES ENVIRONMENT "KSYNC_SRCU_FENCED=1")

@@ -77,12 +77,16 @@ KSYNC_EXTERN_C_BEGIN
 
 /*
  * struct ksync_srcu_slot - one thread's state for one domain (internal).
- * @ctr: 2 * nesting depth of the thread's ksync_srcu_read_lock() sections,
- * plus the index (bit 0) its outermost section counts on. Only the owning
- * thread writes it (plain stores); the grace period reads it.
+ * @ctr: 2 * the number of the thread's open ksync_srcu_read_lock() sections
+ * counted here, plus the index (bit 0) they count on. Only the owning thread
+ * writes it (plain stores); the grace period reads it.
+ * @alt: the same for sections begun on the other index while @ctr still
+ * counts sections of the index before a flip (overlapping sections, see
+ * "Slots" in impl/srcu_core.h). Same cache line, same rules.
  */
 struct ksync_srcu_slot {
 	unsigned long ctr;
+	unsigned long alt;
 	unsigned long id;		  /* the domain's id when created; immutable */
 	struct ksync_srcu_struct *ssp;	  /* NULL once the domain is gone (global lock) */
 	struct ksync_list_head dnode;	  /* on ssp->slots, under ssp->lock */
@@ -101,6 +105,7 @@ struct ksync_srcu_tcache_ent {
 struct ksync_srcu_thread {
 	struct ksync_srcu_tcache_ent ent[KSYNC_SRCU_TCACHE];
 	struct ksync_srcu_slot *slots;
+	unsigned long shared_depth; /* sections of this thread counted in a domain's shared slot */
 	int state; /* 0 fresh, 1 exit hook armed, 2 exited */
 };
 
@@ -227,14 +232,15 @@ static KSYNC_ALWAYS_INLINE int ksync_srcu_read_lock(struct ksync_srcu_struct *ss
 	else
 		return ksync__srcu_read_lock_slow(ssp);
 	unsigned long w = s->ctr;
-	int idx;
-	if (ksync_likely(w < 2)) { /* outermost: count on the current index */
-		idx = (int)(KSYNC_READ_ONCE(ssp->idx) & 1);
+	/* Every section counts on the current index, nested or not. */
+	int idx = (int)(KSYNC_READ_ONCE(ssp->idx) & 1);
+	if (ksync_likely(w < 2)) { /* none open here: count on the current index */
 		KSYNC_SRCU_TEST_DELAY();
 		w = 2 | (unsigned long)idx;
-	} else { /* nested: stay on the outermost section's index */
-		idx = (int)(w & 1);
+	} else if (ksync_likely((w & 1) == (unsigned long)idx)) { /* nested */
 		w += 2;
+	} else { /* open sections on the index before a flip: the other word */
+		return ksync__srcu_slot_lock_alt(s, id, idx);
 	}
 	if (id & 1) {
 		ksync_smp_store_release(&s->ctr, w); /* release for TSan's sake (see C) */
@@ -253,7 +259,9 @@ static KSYNC_ALWAYS_INLINE int ksync_srcu_read_lock(struct ksync_srcu_struct *ss
  *
  * An index that no open section of this thread holds is reported
  * (KSYNC_WARN_ONCE, file and line) and ignored, so that misuse can only make
- * grace periods wait longer, never end early.
+ * grace periods wait longer, never end early (it cannot end another
+ * thread's section, nor a ksync_srcu_down_read() one). Sections may overlap
+ * in any order: each unlock names its lock's index.
  *
  * Ordering: every access of the section happens before the end of any grace
  * period that waits for it (release; pairs with the acquire loads of the

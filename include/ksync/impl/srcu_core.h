@@ -7,18 +7,27 @@
  *
  * THEORY OF OPERATION
  *
- * Slots. Each (thread, domain) pair has a slot whose word ctr holds twice the
- * nesting depth of the thread's ksync_srcu_read_lock() sections plus, in bit 0,
- * the index its outermost section counts on. Only the owner writes it, with
- * plain stores whose values do not depend on a previous load in the common
- * (not nested) case: outermost lock stores 2 | i, where i = ssp->idx & 1;
- * outermost unlock stores i (depth 0). The slot's reader is "inside index i"
- * while ctr >= 2 and ctr & 1 == i. Sections with no owner (srcu_down_read /
- * srcu_up_read, and readers whose slot allocation failed) count in the
+ * Slots. Each (thread, domain) pair has a slot with two words, ctr and alt.
+ * A word holds twice the number of the thread's open ksync_srcu_read_lock()
+ * sections counted in it plus, in bit 0, the index i they count on; it is
+ * "inside index i" while word >= 2 and word & 1 == i. Every lock, nested or
+ * not, counts on the current index i = ssp->idx & 1 (as the kernel's
+ * per-index counters do): in ctr when ctr is free (< 2: store 2 | i, a value
+ * that does not depend on a previous load) or already on i (ctr + 2);
+ * otherwise ctr still counts sections begun before a flip and the lock goes
+ * to alt the same way. Should alt be busy on that old index too (ctr drained
+ * and refilled on the old index before a second flip), alt's count is first
+ * added to ctr, which stays inside the old index throughout, and alt starts
+ * afresh on i. An unlock takes 2 off the word that is inside the index it
+ * names. Hence sections that overlap hand over hand move to the new index
+ * after a flip, and cannot hold off a grace period forever (with one word
+ * that stayed on its outermost section's index, they did). Only the owner
+ * writes the words, with plain stores. Sections with no owner (srcu_down_read
+ * / srcu_up_read, and readers whose slot allocation failed) count in the
  * domain's shared lock[i]/unlock[i] with fully ordered read-modify-writes.
  *
- * Scans. Index i has drained (ksync__srcu_drained) when no slot is inside i
- * and shared unlock[i] == shared lock[i]. The scan runs under ssp->lock, so no
+ * Scans. Index i has drained (ksync__srcu_drained) when no slot word is
+ * inside i and shared unlock[i] == shared lock[i]. The scan runs under ssp->lock, so no
  * slot is added or freed meanwhile (a slot added later belongs to a reader
  * that starts later). It loads shared unlock[i] before lock[i] (A): since
  * each up_read follows its down_read in the counters' global order, every
@@ -31,8 +40,9 @@
  * a reader R and the point P at which M0's barrier hits R's thread (fenced
  * mode: the store-buffering pattern of B against M0). If R's lock store
  * precedes P, it is visible to every scan after M0, and the scan sees it or
- * a later value of R's word, which shows R inside i until R's outermost
- * unlock: R is waited for. Otherwise R's lock store, and so every access of
+ * a later value of R's word, which shows the word inside i until every
+ * section counted in it has ended (a merge moves alt's count into ctr only
+ * while ctr is inside the same index): R is waited for. Otherwise R's lock store, and so every access of
  * R's section (after B), follows P, which follows everything the updater
  * did before M0 (the removal): R cannot obtain the removed object. A reader
  * that sees the index flipped by this grace period is in the second case
@@ -45,8 +55,9 @@
  * its lock store (a straggler) counts on the index that is now inactive. So
  * the grace period waits until the inactive index drains, flips the index,
  * then waits until the formerly active index drains. New readers go to the
- * new index and cannot hold off the second wait; stragglers are at most one
- * per thread per flip. Without the first wait a straggler that entered
+ * new index (nested ones too) and cannot hold off the second wait;
+ * stragglers are at most one per thread per flip (a thread has one lock in
+ * progress at a time, whichever word it goes to). Without the first wait a straggler that entered
  * before this grace period would be missed (the model's mutant 1 shows it).
  *
  * End. M_end orders the scans, which saw the readers' unlock stores, before
@@ -184,8 +195,9 @@ static KSYNC_UNUSED void ksync__srcu_thread_exit(void *arg)
 		struct ksync_srcu_slot *next = s->tnext;
 		struct ksync_srcu_struct *ssp = s->ssp;
 		if (ssp) {
-			KSYNC_WARN_ONCE(s->ctr >= 2, "thread exits inside a ksync_srcu_read_lock() "
-						     "section; the section is dropped");
+			KSYNC_WARN_ONCE(s->ctr >= 2 || s->alt >= 2,
+					"thread exits inside a ksync_srcu_read_lock() "
+					"section; the section is dropped");
 			pthread_mutex_lock(&ssp->lock);
 			ksync__srcu_detach_slot(s);
 			pthread_mutex_unlock(&ssp->lock);
@@ -452,6 +464,40 @@ static KSYNC_UNUSED struct ksync_srcu_slot *ksync__srcu_get_slot(struct ksync_sr
 	return s;
 }
 
+/* Store a slot word of this thread (a lock or an unlock), in the domain's mode. */
+#define KSYNC__SRCU_STORE_WORD(id, p, v)                                       \
+	do {                                                                   \
+		if ((id) & 1)                                                  \
+			ksync_smp_store_release((p), (v)); /* C (see theory) */ \
+		else                                                           \
+			KSYNC_WRITE_ONCE(*(p), (v));                           \
+	} while (0)
+
+/*
+ * A lock on @idx when ctr is inside the other index (see "Slots"): count it
+ * in alt, merging alt into ctr first if alt is busy on that other index too.
+ */
+static KSYNC_NOINLINE KSYNC_UNUSED int ksync__srcu_slot_lock_alt(struct ksync_srcu_slot *s,
+								 unsigned long id, int idx)
+{
+	unsigned long a = s->alt;
+	if (a < 2) {
+		a = 2 | (unsigned long)idx;
+	} else if ((a & 1) == (unsigned long)idx) {
+		a += 2;
+	} else {
+		/* ctr and alt both inside !idx: ctr takes alt's count, stays inside. */
+		KSYNC__SRCU_STORE_WORD(id, &s->ctr, s->ctr + (a & ~1UL));
+		a = 2 | (unsigned long)idx;
+	}
+	KSYNC__SRCU_STORE_WORD(id, &s->alt, a);
+	if (id & 1)
+		ksync_smp_mb(); /* B: pairs with M0 in ksync__srcu_gp_one() */
+	else
+		ksync_barrier(); /* B: promoted by membarrier M0 */
+	return idx;
+}
+
 static KSYNC_NOINLINE KSYNC_UNUSED int ksync__srcu_read_lock_slow(struct ksync_srcu_struct *ssp)
 {
 	struct ksync_srcu_slot *s = ksync__srcu_get_slot(ssp, true);
@@ -461,15 +507,16 @@ static KSYNC_NOINLINE KSYNC_UNUSED int ksync__srcu_read_lock_slow(struct ksync_s
 	if (!s) {
 		/* B: fully ordered RMW, pairs with M0 */
 		(void)ksync_ulong_fetch_add(&ssp->shared.lock[idx], 1);
+		ksync_srcu_self.shared_depth++; /* lets this thread's unlocks reach the shared slot */
 		return idx;
 	}
 	unsigned long w = s->ctr;
-	if (w < 2) {
+	if (w < 2)
 		w = 2 | (unsigned long)idx;
-	} else {
-		idx = (int)(w & 1);
+	else if ((w & 1) == (unsigned long)idx)
 		w += 2;
-	}
+	else
+		return ksync__srcu_slot_lock_alt(s, id, idx);
 	if (id & 1) {
 		ksync_smp_store_release(&s->ctr, w);
 		ksync_smp_mb(); /* B: pairs with M0 in ksync__srcu_gp_one() */
@@ -506,19 +553,26 @@ static KSYNC_NOINLINE KSYNC_UNUSED void ksync__srcu_read_unlock_slow(struct ksyn
 	struct ksync_srcu_slot *s = ksync__srcu_get_slot(ssp, false);
 	unsigned long id = KSYNC_READ_ONCE(ssp->id);
 
-	unsigned long w = s ? s->ctr : 0;
-	if (w >= 2 && (w & 1) == (unsigned long)idx) {
-		if (id & 1) {
-			ksync_smp_store_release(&s->ctr, w - 2); /* C */
-		} else {
-			ksync_barrier(); /* C: promoted by membarrier */
-			KSYNC_WRITE_ONCE(s->ctr, w - 2);
+	for (int k = 0; s && k < 2; k++) {
+		unsigned long *p = k ? &s->alt : &s->ctr;
+		unsigned long w = *p;
+		if (w >= 2 && (w & 1) == (unsigned long)idx) {
+			if (!(id & 1))
+				ksync_barrier(); /* C: promoted by membarrier */
+			KSYNC__SRCU_STORE_WORD(id, p, w - 2); /* C: release in fenced mode */
+			return;
 		}
+	}
+	/*
+	 * A section counted in the shared slot (out of memory at lock time)?
+	 * Only a thread that has such sections may take an unlock off the
+	 * shared counters: anything else would end another thread's section,
+	 * or a srcu_down_read() one, early.
+	 */
+	if (ksync_srcu_self.shared_depth && ksync__srcu_shared_unlock(ssp, idx)) {
+		ksync_srcu_self.shared_depth--;
 		return;
 	}
-	/* A section counted in the shared slot (out of memory at lock time)? */
-	if (ksync__srcu_shared_unlock(ssp, idx))
-		return;
 	KSYNC_WARN_ONCE(1, "ksync_srcu_read_unlock(): index not returned by a "
 			   "ksync_srcu_read_lock() of this thread; ignored");
 }
@@ -537,7 +591,7 @@ static KSYNC_UNUSED int ksync__srcu_self_inside(const struct ksync_srcu_struct *
 		if (!s)
 			return 0;
 	}
-	return s->ctr >= 2;
+	return s->ctr >= 2 || s->alt >= 2;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -562,7 +616,9 @@ static KSYNC_UNUSED bool ksync__srcu_drained(struct ksync_srcu_struct *ssp, int 
 	ksync_list_for_each(pos, &ssp->slots) {
 		struct ksync_srcu_slot *s = ksync_list_entry(pos, struct ksync_srcu_slot, dnode);
 		unsigned long w = ksync_smp_load_acquire(&s->ctr); /* pairs with C */
-		if (w >= 2 && (w & 1) == (unsigned long)idx)
+		unsigned long a = ksync_smp_load_acquire(&s->alt); /* pairs with C */
+		if ((w >= 2 && (w & 1) == (unsigned long)idx) ||
+		    (a >= 2 && (a & 1) == (unsigned long)idx))
 			drained = false;
 	}
 	pthread_mutex_unlock(&ssp->lock);

@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * srcu_review_test.c - regression tests for bugs found in review of ksync
+ * SRCU, and checks of the corners the review looked at (slot cache and
+ * domain re-initialisation at the same address).
+ */
+#include <ksync/rcupdate.h>
+#include <ksync/srcu.h>
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "ktest.h"
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* What a grace period does to the index, without its waits. */
+static void flip(struct ksync_srcu_struct *ssp)
+{
+	pthread_mutex_lock(&ssp->gp_mutex);
+	KSYNC_WRITE_ONCE(ssp->idx, ssp->idx + 1);
+	pthread_mutex_unlock(&ssp->gp_mutex);
+}
+
+struct syncer {
+	struct ksync_srcu_struct *ssp;
+	int done;
+};
+
+static void *syncer_main(void *p)
+{
+	struct syncer *s = (struct syncer *)p;
+	ksync_synchronize_srcu(s->ssp);
+	__atomic_store_n(&s->done, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/*
+ * Bug: ksync_srcu_read_unlock() with an index this thread holds no section
+ * on fell back to the domain's shared counters, and when a
+ * ksync_srcu_down_read() section was open on that index it silently counted
+ * the unlock against it: no warning, and the next grace period ended while
+ * the down_read section was still inside (a use-after-free for its reader).
+ */
+KTEST(bad_unlock_cannot_end_a_down_read_section)
+{
+	struct ksync_srcu_struct ss;
+	ksync_init_srcu_struct(&ss);
+	int idx = ksync_srcu_down_read(&ss);
+	unsigned long w0 = ksync_warn_count;
+	ksync_srcu_read_unlock(&ss, idx); /* misuse: this thread holds no section */
+	KCHECK(ksync_warn_count > w0);
+
+	/*
+	 * Also with a section of this thread open on the other index (the
+	 * report is once per call site: only the outcome is checked below).
+	 */
+	flip(&ss);
+	int mine = ksync_srcu_read_lock(&ss);
+	KCHECK(mine != idx);
+	ksync_srcu_read_unlock(&ss, idx);
+	ksync_srcu_read_unlock(&ss, mine);
+	KCHECK(!ksync_srcu_read_lock_held(&ss));
+
+	struct syncer s = { &ss, 0 };
+	pthread_t t;
+	pthread_create(&t, NULL, syncer_main, &s);
+	sleep_ms(50);
+	/* The down_read section is still open: the grace period must wait. */
+	KCHECK_EQ(__atomic_load_n(&s.done, __ATOMIC_SEQ_CST), 0);
+	ksync_srcu_up_read(&ss, idx);
+	pthread_join(t, NULL);
+	KCHECK_EQ(s.done, 1);
+	ksync_cleanup_srcu_struct(&ss);
+}
+
+/*
+ * Bug: a thread whose sections overlap hand over hand (lock the next, then
+ * unlock the previous, as a long walk does to keep a position) never let a
+ * grace period end: nested locks stayed on the outermost section's index, so
+ * the thread was inside the old index forever after a flip. Kernel SRCU
+ * counts each lock on the current index, and so must ksync: each section is
+ * finite, so every grace period must end.
+ */
+struct walker {
+	struct ksync_srcu_struct *ssp;
+	int started;
+	int stop;
+	int capped; /* the walk ran out of time before being told to stop */
+	unsigned int flags;
+};
+
+static void *hand_over_hand(void *p)
+{
+	struct walker *w = (struct walker *)p;
+	double end = now_s() + 10.0;
+	int prev = ksync_srcu_read_lock(w->ssp);
+	__atomic_store_n(&w->started, 1, __ATOMIC_SEQ_CST);
+	unsigned long n = 0;
+	while (!__atomic_load_n(&w->stop, __ATOMIC_SEQ_CST)) {
+		int next = ksync_srcu_read_lock(w->ssp);
+		ksync_srcu_read_unlock(w->ssp, prev);
+		prev = next;
+		if ((++n & 1023) == 0 && now_s() > end) {
+			w->capped = 1;
+			break;
+		}
+	}
+	ksync_srcu_read_unlock(w->ssp, prev);
+	KCHECK(!ksync_srcu_read_lock_held(w->ssp));
+	return NULL;
+}
+
+static void check_hand_over_hand(unsigned int flags)
+{
+	struct ksync_srcu_struct ss;
+	ksync_init_srcu_struct_flags(&ss, flags);
+	struct walker w = { &ss, 0, 0, 0, flags };
+	pthread_t t;
+	pthread_create(&t, NULL, hand_over_hand, &w);
+	while (!__atomic_load_n(&w.started, __ATOMIC_SEQ_CST))
+		sleep_ms(1);
+	for (int i = 0; i < 4; i++)
+		ksync_synchronize_srcu(&ss); /* hung until the walk gave up */
+	__atomic_store_n(&w.stop, 1, __ATOMIC_SEQ_CST);
+	pthread_join(t, NULL);
+	KCHECK_EQ(w.capped, 0);
+	ksync_synchronize_srcu(&ss);
+	ksync_cleanup_srcu_struct(&ss);
+}
+
+KTEST(hand_over_hand_sections_do_not_starve_grace_periods)
+{
+	check_hand_over_hand(0);
+}
+
+KTEST(hand_over_hand_sections_do_not_starve_grace_periods_fenced)
+{
+	check_hand_over_hand(KSYNC_SRCU_FENCED);
+}
+
+/* Overlapping sections on both indexes at once, in any unlock order. */
+
+KTEST(overlapping_sections_across_flips)
+{
+	struct ksync_srcu_struct ss;
+	ksync_init_srcu_struct(&ss);
+	unsigned long w0 = ksync_warn_count;
+	int a = ksync_srcu_read_lock(&ss);
+	int b = ksync_srcu_read_lock(&ss);
+	KCHECK_EQ(a, b);
+	flip(&ss);
+	int c = ksync_srcu_read_lock(&ss);
+	int d = ksync_srcu_read_lock(&ss);
+	KCHECK(c != a); /* counted on the current index, not the outermost's */
+	KCHECK_EQ(c, d);
+	ksync_srcu_read_unlock(&ss, a);
+	ksync_srcu_read_unlock(&ss, b); /* a's index is free again */
+	KCHECK(ksync_srcu_read_lock_held(&ss));
+	int e = ksync_srcu_read_lock(&ss); /* on c's index too */
+	KCHECK_EQ(e, c);
+	flip(&ss);
+	int f = ksync_srcu_read_lock(&ss); /* every word busy on the other index */
+	KCHECK_EQ(f, a);
+	ksync_srcu_read_unlock(&ss, c);
+	ksync_srcu_read_unlock(&ss, e);
+	KCHECK(ksync_srcu_read_lock_held(&ss));
+	ksync_srcu_read_unlock(&ss, f);
+	KCHECK(ksync_srcu_read_lock_held(&ss));
+	ksync_srcu_read_unlock(&ss, d);
+	KCHECK(!ksync_srcu_read_lock_held(&ss));
+	KCHECK_EQ(ksync_warn_count, w0);
+	ksync_synchronize_srcu(&ss); /* nothing left inside */
+	ksync_cleanup_srcu_struct(&ss);
+}
+
+/*
+ * Slot cache: a domain cleaned up and initialised again at the same address
+ * gets a new id, so no thread reuses its old (detached) slot; a static
+ * domain used again after cleanup is set up again. Checked from a thread
+ * that keeps its cache across the reuse.
+ */
+static struct ksync_srcu_struct reuse_dyn;
+KSYNC_DEFINE_STATIC_SRCU(reuse_static);
+static int reuse_phase = -2;
+
+static void *reuse_reader(void *p)
+{
+	(void)p;
+	for (int phase = 0; phase < 3; phase++) {
+		while (__atomic_load_n(&reuse_phase, __ATOMIC_SEQ_CST) != 2 * phase)
+			sleep_ms(1);
+		int i = ksync_srcu_read_lock(&reuse_dyn);
+		int j = ksync_srcu_read_lock(&reuse_static);
+		KCHECK(ksync_srcu_read_lock_held(&reuse_dyn));
+		ksync_srcu_read_unlock(&reuse_static, j);
+		ksync_srcu_read_unlock(&reuse_dyn, i);
+		__atomic_store_n(&reuse_phase, 2 * phase + 1, __ATOMIC_SEQ_CST);
+	}
+	/* Stay alive (exit detaches the slots) until the last count is done. */
+	while (__atomic_load_n(&reuse_phase, __ATOMIC_SEQ_CST) != 6)
+		sleep_ms(1);
+	return NULL;
+}
+
+static int count_slots(struct ksync_srcu_struct *ssp)
+{
+	int n = 0;
+	struct ksync_list_head *pos;
+	pthread_mutex_lock(&ssp->lock);
+	ksync_list_for_each(pos, &ssp->slots)
+		n++;
+	pthread_mutex_unlock(&ssp->lock);
+	return n;
+}
+
+KTEST(domain_reinit_at_same_address)
+{
+	pthread_t t;
+	pthread_create(&t, NULL, reuse_reader, NULL);
+	unsigned long ids[3];
+	for (int phase = 0; phase < 3; phase++) {
+		ksync_init_srcu_struct(&reuse_dyn);
+		ids[phase] = reuse_dyn.id;
+		__atomic_store_n(&reuse_phase, 2 * phase, __ATOMIC_SEQ_CST);
+		while (__atomic_load_n(&reuse_phase, __ATOMIC_SEQ_CST) != 2 * phase + 1)
+			sleep_ms(1);
+		KCHECK_EQ(count_slots(&reuse_dyn), 1);	/* the thread's new slot */
+		KCHECK_EQ(count_slots(&reuse_static), 1);
+		ksync_synchronize_srcu(&reuse_dyn);
+		ksync_synchronize_srcu(&reuse_static);
+		ksync_cleanup_srcu_struct(&reuse_dyn);
+		ksync_cleanup_srcu_struct(&reuse_static);
+		KCHECK_EQ(count_slots(&reuse_static), 0);
+	}
+	__atomic_store_n(&reuse_phase, 6, __ATOMIC_SEQ_CST);
+	pthread_join(t, NULL);
+	KCHECK(ids[0] != ids[1] && ids[1] != ids[2] && ids[0] != ids[2]);
+}
+
+int main(int argc, char **argv)
+{
+	return ktest_run(argc, argv);
+}
