@@ -543,6 +543,98 @@ KTEST(rculist_concurrent_readers)
 	KCHECK(walks > 0 && q_freed > 0);
 }
 
+/*
+ * Regression: ksync_hlist_del_init_rcu() allows re-adding the node before a
+ * grace period (a reader standing on it may then visit entries twice). The
+ * re-add writes the node's ->next while readers standing on the node load
+ * it, so that store must be an atomic (untorn, TSan-visible) one; it was a
+ * plain store, a data race that TSan reports. Here one writer keeps moving
+ * a node with del_init + add_head / add_before / add_behind (no grace period
+ * in between) while readers walk the list.
+ */
+static struct ksync_hlist_head mv_hlist;
+static int mv_stop;
+
+static void *mv_reader(void *p)
+{
+	unsigned long *walks = (unsigned long *)p;
+
+	while (!__atomic_load_n(&mv_stop, __ATOMIC_ACQUIRE)) {
+		int idx = ksync_srcu_read_lock(&cc_srcu);
+		struct item *pos;
+		unsigned long steps = 0;
+
+		/*
+		 * No "saw every fixed entry" check: a reader standing on the
+		 * mover when it is re-added elsewhere follows its new ->next,
+		 * so it may skip entries as well as see some twice.
+		 */
+		ksync_hlist_for_each_entry_srcu(pos, &mv_hlist, hnode,
+						ksync_srcu_read_lock_held(&cc_srcu)) {
+			KASSERT(__atomic_load_n(&pos->magic, __ATOMIC_RELAXED) == ALIVE);
+			KASSERT(++steps < 1000000UL);
+		}
+		ksync_srcu_read_unlock(&cc_srcu, idx);
+		(*walks)++;
+	}
+	return NULL;
+}
+
+KTEST(hlist_readd_before_grace_period)
+{
+	enum { FIXED = 6 };
+	struct item *fixed[FIXED], *mover = item_new(100);
+
+	pthread_t rd[READERS];
+	unsigned long walks[READERS] = { 0 }, moves = 0, total = 0;
+	double deadline = ktest_now() + ktest_seconds(0.5);
+
+	KASSERT(ksync_init_srcu_struct(&cc_srcu) == 0);
+	ksync_init_hlist_head(&mv_hlist);
+	for (int i = 0; i < FIXED; i++) {
+		fixed[i] = item_new(i);
+		ksync_hlist_add_head_rcu(&fixed[i]->hnode, &mv_hlist);
+	}
+	ksync_hlist_add_head_rcu(&mover->hnode, &mv_hlist);
+	for (int i = 0; i < READERS; i++)
+		KASSERT(pthread_create(&rd[i], NULL, mv_reader, &walks[i]) == 0);
+	while (ktest_now() < deadline) {
+		for (int k = 0; k < 100; k++, moves++) {
+			struct item *at = fixed[rnd() % FIXED];
+
+			ksync_hlist_del_init_rcu(&mover->hnode);
+			KASSERT(ksync_hlist_unhashed(&mover->hnode));
+			switch (rnd() % 3) {
+			case 0:
+				ksync_hlist_add_head_rcu(&mover->hnode, &mv_hlist);
+				break;
+			case 1:
+				ksync_hlist_add_before_rcu(&mover->hnode, &at->hnode);
+				break;
+			default:
+				ksync_hlist_add_behind_rcu(&mover->hnode, &at->hnode);
+				break;
+			}
+		}
+	}
+	__atomic_store_n(&mv_stop, 1, __ATOMIC_RELEASE);
+	for (int i = 0; i < READERS; i++) {
+		pthread_join(rd[i], NULL);
+		total += walks[i];
+	}
+	/* Still a well-formed list holding every node exactly once. */
+	int count = 0;
+	struct item *pos;
+	ksync_hlist_for_each_entry_rcu(pos, &mv_hlist, hnode) count++;
+	KCHECK_EQ(count, FIXED + 1);
+	for (int i = 0; i < FIXED; i++)
+		free(fixed[i]);
+	free(mover);
+	ksync_cleanup_srcu_struct(&cc_srcu);
+	printf("  %lu moves, %lu walks\n", moves, total);
+	KCHECK(total > 0);
+}
+
 int main(int argc, char **argv)
 {
 	return ktest_run(argc, argv);

@@ -21,7 +21,7 @@
  *    entries are only added, deleted and replaced (each deleted entry is
  *    freed after a grace period and not re-inserted into the same list before
  *    it: re-inserting an entry that readers may still stand on can send them
- *    round again). Entries added during a walk may or may not be seen; an
+ *    round again, or past entries that stayed on the list). Entries added during a walk may or may not be seen; an
  *    entry that stays on the list throughout the walk is seen exactly once.
  *    A walk of ksync_list_replace_rcu() sees the old or the new entry (or,
  *    if it was standing on the old one, walks on from it).
@@ -440,7 +440,12 @@ static inline void ksync_hlist_add_head_rcu(struct ksync_hlist_node *n, struct k
 {
 	struct ksync_hlist_node *first = h->first;
 
-	n->next = first;
+	/*
+	 * ->next with an untorn store: after ksync_hlist_del_init_rcu() the
+	 * node may be re-added before a grace period, while readers standing
+	 * on it still load its ->next.
+	 */
+	KSYNC_WRITE_ONCE(n->next, first);
 	KSYNC_WRITE_ONCE(n->pprev, &h->first);
 	/* A: publish @n; pairs with R in the hlist walks. */
 	ksync_rcu_assign_pointer(h->first, n);
@@ -459,7 +464,7 @@ static inline void ksync_hlist_add_before_rcu(struct ksync_hlist_node *n,
 					      struct ksync_hlist_node *next)
 {
 	KSYNC_WRITE_ONCE(n->pprev, next->pprev);
-	n->next = next;
+	KSYNC_WRITE_ONCE(n->next, next); /* untorn: see ksync_hlist_add_head_rcu() */
 	/* A: publish @n; pairs with R. */
 	ksync_rcu_assign_pointer(*n->pprev, n);
 	KSYNC_WRITE_ONCE(next->pprev, &n->next);
@@ -475,7 +480,7 @@ static inline void ksync_hlist_add_before_rcu(struct ksync_hlist_node *n,
 static inline void ksync_hlist_add_behind_rcu(struct ksync_hlist_node *n,
 					      struct ksync_hlist_node *prev)
 {
-	n->next = prev->next;
+	KSYNC_WRITE_ONCE(n->next, prev->next); /* untorn: see ksync_hlist_add_head_rcu() */
 	KSYNC_WRITE_ONCE(n->pprev, &prev->next);
 	/* A: publish @n; pairs with R. */
 	ksync_rcu_assign_pointer(prev->next, n);
@@ -513,8 +518,9 @@ static inline void ksync_hlist_del_rcu(struct ksync_hlist_node *n)
  * @n: a node, on a list or unhashed
  *
  * Caller holds the update-side lock. Keeps @n->next for readers standing on
- * it; afterwards ksync_hlist_unhashed(@n) is true. Re-adding @n to the same
- * list before a grace period may make a reader visit it twice.
+ * it; afterwards ksync_hlist_unhashed(@n) is true. @n may be re-added before
+ * a grace period, but a reader standing on it then follows its NEW ->next:
+ * it may visit entries twice or skip entries that never left the list.
  */
 static inline void ksync_hlist_del_init_rcu(struct ksync_hlist_node *n)
 {
@@ -536,7 +542,7 @@ static inline void ksync_hlist_replace_rcu(struct ksync_hlist_node *old,
 {
 	struct ksync_hlist_node *next = old->next;
 
-	new_node->next = next;
+	KSYNC_WRITE_ONCE(new_node->next, next); /* untorn: see ksync_hlist_add_head_rcu() */
 	KSYNC_WRITE_ONCE(new_node->pprev, old->pprev);
 	/* A: publish @new_node; pairs with R. */
 	ksync_rcu_assign_pointer(*new_node->pprev, new_node);
