@@ -88,6 +88,9 @@
  *   S1/W1  set_shrinker_bit's full barrier between "objects are visible" and
  *          the bit, against the group walk's barrier between clearing the
  *          bit on SHRINK_EMPTY and counting again.
+ *   S1/L1  the same barrier of set_shrinker_bit also orders the shrinker's
+ *          publication in the id table before its bit; the group walk reads
+ *          a found bit before looking its id up.
  */
 #define _GNU_SOURCE
 #include <ksync/shrinker.h>
@@ -1273,6 +1276,16 @@ static unsigned long shrink_slab_group(struct ksync_shrinker_group *g, int nid, 
 			unsigned long ret;
 
 			any = true;
+			/*
+			 * L1: the bit before the id lookup; pairs with S1 in
+			 * ksync_set_shrinker_bit() (its owner set the bit after
+			 * the shrinker was published in the id table). Else a
+			 * weakly ordered CPU may read the table first, find no
+			 * shrinker for a bit just set, and clear that bit. A
+			 * compiler barrier on x86; no plain data rides on it, so
+			 * TSan builds need no acquire load here.
+			 */
+			ksync_smp_rmb();
 			node = idr_lookup(reg, id);
 			yield_point(KSYNC_SHRINKER_YP_BEFORE_GET);
 			if (!node || !(node->flags & KSYNC_SHRINKER_MEMCG_AWARE) || !node_try_get(node)) {
