@@ -4,6 +4,23 @@
  * SRCU, and checks of the corners the review looked at (slot cache and
  * domain re-initialisation at the same address).
  */
+#include <time.h>
+
+/* A small callback bound, so the throttle test needs few callbacks. */
+#define KSYNC_SRCU_CB_LIMIT 8UL
+
+/* Stall one ksync_call_srcu() just before its push, when armed. */
+static int call_hook_armed, call_hook_hit;
+static void review_call_delay(void)
+{
+	if (__atomic_exchange_n(&call_hook_armed, 0, __ATOMIC_SEQ_CST)) {
+		__atomic_store_n(&call_hook_hit, 1, __ATOMIC_SEQ_CST);
+		struct timespec ts = { 0, 50 * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+}
+#define KSYNC_SRCU_TEST_CALL_DELAY() review_call_delay()
+
 #include <ksync/rcupdate.h>
 #include <ksync/srcu.h>
 
@@ -248,6 +265,101 @@ KTEST(domain_reinit_at_same_address)
 	__atomic_store_n(&reuse_phase, 6, __ATOMIC_SEQ_CST);
 	pthread_join(t, NULL);
 	KCHECK(ids[0] != ids[1] && ids[1] != ids[2] && ids[0] != ids[2]);
+}
+
+struct robj {
+	struct ksync_rcu_head rh;
+};
+
+/*
+ * Bug: ksync_call_srcu() throttled a caller that was another domain's
+ * helper. A callback of A queueing on B (over its bound) blocked A's helper
+ * until B's helper caught up; B's grace period waited for a reader of B that
+ * was itself waiting in srcu_barrier(A): deadlock. Callbacks must never block.
+ */
+static struct ksync_srcu_struct dl_a, dl_b;
+static int dl_b_freed, dl_barrier_done;
+
+static void dl_free_b(struct ksync_rcu_head *h)
+{
+	__atomic_fetch_add(&dl_b_freed, 1, __ATOMIC_SEQ_CST);
+	free(ksync_container_of(h, struct robj, rh));
+}
+
+static void dl_cb_a(struct ksync_rcu_head *h)
+{
+	ksync_call_srcu(&dl_b, h, dl_free_b); /* B is over its bound */
+}
+
+static void *dl_barrier_a(void *p)
+{
+	(void)p;
+	ksync_srcu_barrier(&dl_a);
+	__atomic_store_n(&dl_barrier_done, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+KTEST(callbacks_are_never_throttled_by_another_domain)
+{
+	ksync_init_srcu_struct(&dl_a);
+	ksync_init_srcu_struct(&dl_b);
+	int ib = ksync_srcu_read_lock(&dl_b); /* holds B's grace periods off */
+	for (int i = 0; i < 20; i++) { /* inside B: not throttled */
+		struct robj *o = (struct robj *)malloc(sizeof(*o));
+		ksync_call_srcu(&dl_b, &o->rh, dl_free_b);
+	}
+	KCHECK(ksync_ulong_load(&dl_b.cb_count) > KSYNC_SRCU_CB_LIMIT);
+	struct robj *o = (struct robj *)malloc(sizeof(*o));
+	ksync_call_srcu(&dl_a, &o->rh, dl_cb_a);
+	pthread_t t;
+	pthread_create(&t, NULL, dl_barrier_a, NULL);
+	/* srcu_barrier(A) must not depend on B's grace period. */
+	for (int i = 0; i < 5000 && !__atomic_load_n(&dl_barrier_done, __ATOMIC_SEQ_CST); i++)
+		sleep_ms(1);
+	KCHECK_EQ(__atomic_load_n(&dl_barrier_done, __ATOMIC_SEQ_CST), 1);
+	ksync_srcu_read_unlock(&dl_b, ib); /* (lets a broken build finish) */
+	pthread_join(t, NULL);
+	ksync_srcu_barrier(&dl_b);
+	KCHECK_EQ(__atomic_load_n(&dl_b_freed, __ATOMIC_SEQ_CST), 21);
+	ksync_cleanup_srcu_struct(&dl_a);
+	ksync_cleanup_srcu_struct(&dl_b);
+}
+
+/*
+ * Bug: ksync_call_srcu() from a callback counted the head in cb_by_helper
+ * before pushing it. A srcu_barrier() starting in between took a snapshot
+ * that already counted the head, pushed its marker below it, saw no change
+ * after its marker ran, and returned before the head (queued by a callback
+ * queued before the barrier, which the barrier promises to wait for) ran.
+ */
+static struct ksync_srcu_struct bq;
+static int bq_c2_done;
+
+static void bq_c2(struct ksync_rcu_head *h)
+{
+	sleep_ms(50); /* still running when a barrier that missed it returns */
+	__atomic_store_n(&bq_c2_done, 1, __ATOMIC_SEQ_CST);
+	free(ksync_container_of(h, struct robj, rh));
+}
+
+static void bq_c1(struct ksync_rcu_head *h)
+{
+	__atomic_store_n(&call_hook_armed, 1, __ATOMIC_SEQ_CST);
+	ksync_call_srcu(&bq, h, bq_c2); /* stalls 50 ms before its push */
+}
+
+KTEST(barrier_waits_for_a_callback_queued_while_it_starts)
+{
+	ksync_init_srcu_struct(&bq);
+	struct robj *o = (struct robj *)malloc(sizeof(*o));
+	ksync_call_srcu(&bq, &o->rh, bq_c1);
+	for (int i = 0; i < 5000 && !__atomic_load_n(&call_hook_hit, __ATOMIC_SEQ_CST); i++)
+		sleep_ms(1);
+	KCHECK_EQ(__atomic_load_n(&call_hook_hit, __ATOMIC_SEQ_CST), 1);
+	ksync_srcu_barrier(&bq); /* bq_c1 was queued before: wait for bq_c2 too */
+	KCHECK_EQ(__atomic_load_n(&bq_c2_done, __ATOMIC_SEQ_CST), 1);
+	ksync_srcu_barrier(&bq);
+	ksync_cleanup_srcu_struct(&bq);
 }
 
 int main(int argc, char **argv)

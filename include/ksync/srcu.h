@@ -27,8 +27,9 @@
  * ksync_call_srcu() / ksync_start_poll_synchronize_srcu(), stopped by
  * ksync_cleanup_srcu_struct(). At most KSYNC_SRCU_CB_LIMIT callbacks wait per
  * domain: beyond that, call_srcu() blocks until the helper catches up, except
- * when called by a callback or from inside a ksync_srcu_read_lock() section of
- * the same domain on the calling thread (where blocking could deadlock).
+ * when called by a callback (of any domain) or from inside a
+ * ksync_srcu_read_lock() section of the same domain on the calling thread
+ * (where blocking could deadlock).
  *
  * fork(): the child may use every domain (readers, synchronize, call_srcu):
  * an atfork handler resets the locks, folds the slots of threads that do not
@@ -71,6 +72,14 @@ KSYNC_EXTERN_C_BEGIN
 #define KSYNC_SRCU_TEST_DELAY() do { } while (0)
 #endif
 
+/*
+ * KSYNC_SRCU_TEST_CALL_DELAY() - test hook in ksync_call_srcu() just before
+ * the head is pushed. Empty unless a test defines it.
+ */
+#ifndef KSYNC_SRCU_TEST_CALL_DELAY
+#define KSYNC_SRCU_TEST_CALL_DELAY() do { } while (0)
+#endif
+
 /* Flags of ksync_init_srcu_struct_flags(). */
 /** KSYNC_SRCU_FENCED - use the fenced read side even where membarrier works. */
 #define KSYNC_SRCU_FENCED 0x1u
@@ -107,6 +116,7 @@ struct ksync_srcu_thread {
 	struct ksync_srcu_slot *slots;
 	unsigned long shared_depth; /* sections of this thread counted in a domain's shared slot */
 	int state; /* 0 fresh, 1 exit hook armed, 2 exited */
+	int in_helper; /* this thread is a domain's helper: ksync_call_srcu() never blocks it */
 };
 
 /*

@@ -880,6 +880,7 @@ static KSYNC_UNUSED void *ksync__srcu_helper_main(void *arg)
 {
 	struct ksync_srcu_struct *ssp = (struct ksync_srcu_struct *)arg;
 
+	ksync_srcu_self.in_helper = 1;
 	pthread_mutex_lock(&ssp->cb_lock);
 	for (;;) {
 		while (ssp->helper_state == 1 && !ksync_ptr_load(&ssp->cb_stack) &&
@@ -962,7 +963,8 @@ static KSYNC_UNUSED void ksync__srcu_push(struct ksync_srcu_struct *ssp, struct 
  *
  * Never waits for a grace period. When more than KSYNC_SRCU_CB_LIMIT
  * callbacks wait, the caller blocks until the helper catches up, unless it is
- * a callback or inside a ksync_srcu_read_lock() section of @ssp. Queueing a
+ * a callback (of any domain) or inside a ksync_srcu_read_lock() section of
+ * @ssp. Queueing a
  * head that is already queued is reported (file and line) and ignored in
  * KSYNC_DEBUG builds.
  *
@@ -982,10 +984,23 @@ static KSYNC_UNUSED void ksync_call_srcu(struct ksync_srcu_struct *ssp, struct k
 	head->func = func;
 	bool helper = ksync__srcu_am_helper(ssp);
 	unsigned long n = ksync_ulong_fetch_add(&ssp->cb_count, 1) + 1;
-	if (helper)
-		ksync_ulong_add(&ssp->cb_by_helper, 1);
+	KSYNC_SRCU_TEST_CALL_DELAY();
 	ksync__srcu_push(ssp, head);
-	if (ksync_unlikely(n > KSYNC_SRCU_CB_LIMIT) && !helper && !ksync__srcu_self_inside(ssp)) {
+	/*
+	 * After the push (fully ordered, both): a srcu_barrier() whose snapshot
+	 * of cb_by_helper counts this head pushes its marker after the head, so
+	 * the head runs first; one whose snapshot does not sees the count change
+	 * once its marker has run, and goes round again.
+	 */
+	if (helper)
+		(void)ksync_ulong_fetch_add(&ssp->cb_by_helper, 1);
+	/*
+	 * A callback (of any domain's helper) never blocks here: the helper it
+	 * would wait for may itself wait, through a reader or a barrier, on
+	 * this helper's progress (cross-domain deadlock).
+	 */
+	if (ksync_unlikely(n > KSYNC_SRCU_CB_LIMIT) && !ksync_srcu_self.in_helper &&
+	    !ksync__srcu_self_inside(ssp)) {
 		/* Bounded memory: wait for the helper to work the queue down. */
 		pthread_mutex_lock(&ssp->cb_lock);
 		while (ksync_ulong_load(&ssp->cb_count) > KSYNC_SRCU_CB_LIMIT &&
