@@ -523,8 +523,8 @@ static void *ledger_checker(void *arg)
 		long sum = ledger_sum(p->reg);
 
 		if (sum < before)
-			p->dips++;
-		p->reads++;
+			__atomic_fetch_add(&p->dips, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&p->reads, 1, __ATOMIC_RELAXED);
 	}
 	return NULL;
 }
