@@ -214,7 +214,16 @@ struct ksync_shrinker_registry {
 	ksync_atomic_long_t retired;
 	struct ksync_shrinker_node *free_batch; /* released nodes not yet queued */
 	int free_batch_len;
-	struct ksync_shrinker_node *node_cache; /* freed (after a grace period) nodes for reuse */
+	/*
+	 * Freed (after a grace period) nodes for reuse, under cache_lock, NOT
+	 * reg->mutex: the SRCU callback that fills the cache must never wait
+	 * for reg->mutex, because writers holding it call ksync_call_srcu(),
+	 * which blocks past KSYNC_SRCU_CB_LIMIT until that callback's helper
+	 * thread works the queue down (a deadlock). cache_lock is never held
+	 * across a call into SRCU.
+	 */
+	pthread_mutex_t cache_lock;
+	struct ksync_shrinker_node *node_cache;
 	int node_cache_len;
 };
 
@@ -380,6 +389,7 @@ struct ksync_shrinker_registry *ksync_shrinker_registry_create(int nr_nodes)
 		return NULL;
 	}
 	pthread_mutex_init(&reg->mutex, NULL);
+	pthread_mutex_init(&reg->cache_lock, NULL);
 	ksync_init_list_head(&reg->shrinkers);
 	ksync_init_list_head(&reg->groups);
 	ksync_init_list_head(&reg->dying_groups);
@@ -425,6 +435,7 @@ int ksync_shrinker_registry_destroy(struct ksync_shrinker_registry *reg)
 	free(reg->ids_used);
 	ksync_cleanup_srcu_struct(&reg->srcu);
 	pthread_mutex_destroy(&reg->mutex);
+	pthread_mutex_destroy(&reg->cache_lock);
 	free(reg);
 	return 0;
 }
@@ -584,7 +595,7 @@ static void free_rcu_node_batch(struct ksync_rcu_head *head)
 	struct ksync_shrinker_registry *reg = node->reg;
 
 	/* No reader can hold these any more: keep some for reuse. */
-	pthread_mutex_lock(&reg->mutex);
+	pthread_mutex_lock(&reg->cache_lock);
 	while (node && reg->node_cache_len < NODE_CACHE_MAX) {
 		struct ksync_shrinker_node *next = node->free_next;
 
@@ -594,7 +605,7 @@ static void free_rcu_node_batch(struct ksync_rcu_head *head)
 		reg->node_cache_len++;
 		node = next;
 	}
-	pthread_mutex_unlock(&reg->mutex);
+	pthread_mutex_unlock(&reg->cache_lock);
 	while (node) {
 		struct ksync_shrinker_node *next = node->free_next;
 
@@ -626,14 +637,15 @@ static struct ksync_shrinker_node *node_prepare(struct ksync_shrinker_registry *
 {
 	struct ksync_shrinker_node *node;
 
-	pthread_mutex_lock(&reg->mutex);
+	pthread_mutex_lock(&reg->cache_lock);
 	node = reg->node_cache;
 	if (node) {
 		reg->node_cache = node->free_next;
 		reg->node_cache_len--;
-		memset(node, 0, reg->node_size);
 	}
-	pthread_mutex_unlock(&reg->mutex);
+	pthread_mutex_unlock(&reg->cache_lock);
+	if (node)
+		memset(node, 0, reg->node_size);
 	if (!node)
 		node = calloc(1, reg->node_size);
 	if (!node)

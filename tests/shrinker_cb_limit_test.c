@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Regression: no deadlock between the registry's writers' mutex and the
+ * SRCU callback throttle.
+ *
+ * ksync_call_srcu() blocks its caller while more than KSYNC_SRCU_CB_LIMIT
+ * callbacks wait, until the domain's helper thread works the queue down.
+ * The registry queues callbacks while it holds its writers' mutex (growth
+ * queues two superseded map headers per group and node), and one of its
+ * callbacks, the one that recycles released nodes, used to take that same
+ * mutex: with that callback at the head of the queue, a growth past the
+ * limit waited for the helper while the helper waited for the mutex.
+ *
+ * This binary compiles lib/shrinker/shrinker.c itself with a small
+ * KSYNC_SRCU_CB_LIMIT (see tests/shrinker.cmake), so 200 groups are enough.
+ * A group walk paused in its read section (yield hook) holds the grace
+ * period back while 256 released nodes are queued as one batch and a new
+ * high id makes a registration grow every map (400 callbacks, over the
+ * limit of 256); then the walk is let go. The registration must finish.
+ */
+#include <ksync/shrinker.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ktest.h"
+
+enum { GROUPS = 200, MEMCG = 64, GLOBALS = 256 /* = FREE_BATCH: the last free queues them */ };
+
+static struct ksync_shrinker_registry *reg;
+static struct ksync_shrinker_group *groups[GROUPS];
+static _Thread_local int is_walker;
+static int walker_in, walker_go, grower_done;
+static struct ksync_shrinker *grown;
+
+static unsigned long one_count(struct ksync_shrinker *s, struct ksync_shrink_control *sc)
+{
+	(void)s;
+	(void)sc;
+	return 1;
+}
+
+static unsigned long no_scan(struct ksync_shrinker *s, struct ksync_shrink_control *sc)
+{
+	(void)s;
+	(void)sc;
+	return KSYNC_SHRINK_STOP;
+}
+
+static struct ksync_shrinker *mk(unsigned flags)
+{
+	struct ksync_shrinker *s = ksync_shrinker_alloc(reg, flags, "cb");
+
+	KASSERT(s);
+	s->count_objects = one_count;
+	s->scan_objects = no_scan;
+	return s;
+}
+
+static void hook(int point, void *arg)
+{
+	(void)arg;
+	if (point != KSYNC_SHRINKER_YP_BEFORE_GET || !is_walker ||
+	    __atomic_load_n(&walker_in, __ATOMIC_RELAXED))
+		return;
+	/* Inside the walk's read section: hold the grace period back. */
+	__atomic_store_n(&walker_in, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&walker_go, __ATOMIC_ACQUIRE))
+		usleep(1000);
+}
+
+static void *walker(void *arg)
+{
+	(void)arg;
+	is_walker = 1;
+	ksync_shrink_slab(reg, 0, groups[0], 0);
+	return NULL;
+}
+
+static void *grower(void *arg)
+{
+	(void)arg;
+	grown = mk(KSYNC_SHRINKER_MEMCG_AWARE); /* id MEMCG: grows every map */
+	KASSERT(ksync_shrinker_register(grown) == 0);
+	__atomic_store_n(&grower_done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+KTEST(growth_past_callback_limit_no_deadlock)
+{
+	struct ksync_shrinker *memcg[MEMCG], *global[GLOBALS];
+	pthread_t w, g;
+
+	reg = ksync_shrinker_registry_create(1);
+	KASSERT(reg);
+	for (int i = 0; i < GROUPS; i++)
+		KASSERT((groups[i] = ksync_shrinker_group_create(reg, NULL)) != NULL);
+	for (int i = 0; i < MEMCG; i++) {
+		memcg[i] = mk(KSYNC_SHRINKER_MEMCG_AWARE);
+		KASSERT(ksync_shrinker_register(memcg[i]) == 0);
+	}
+	KCHECK_EQ(ksync_shrinker_nr_max(reg), 64);
+	for (int i = 0; i < GLOBALS; i++) {
+		global[i] = mk(0);
+		KASSERT(ksync_shrinker_register(global[i]) == 0);
+	}
+	KASSERT(ksync_set_shrinker_bit(groups[0], 0, memcg[0]->id) == 0);
+
+	ksync_shrinker_set_yield_hook(hook, NULL);
+	KASSERT(pthread_create(&w, NULL, walker, NULL) == 0);
+	while (!__atomic_load_n(&walker_in, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	/* The last free queues the batch of 256 released nodes (call_srcu). */
+	for (int i = 0; i < GLOBALS; i++)
+		KCHECK_EQ(ksync_shrinker_free(global[i]), 0);
+	KASSERT(pthread_create(&g, NULL, grower, NULL) == 0);
+	usleep(200 * 1000); /* the grower is now throttled in call_srcu */
+	__atomic_store_n(&walker_go, 1, __ATOMIC_RELEASE);
+
+	/* With the old lock order the grower never finishes: report, do not hang. */
+	for (int ms = 0; ms < 20000 && !__atomic_load_n(&grower_done, __ATOMIC_ACQUIRE); ms += 10)
+		usleep(10 * 1000);
+	if (!__atomic_load_n(&grower_done, __ATOMIC_ACQUIRE)) {
+		fprintf(stderr, "deadlock: the registration that grows the maps never returned\n");
+		fflush(NULL);
+		_exit(1);
+	}
+	pthread_join(g, NULL);
+	pthread_join(w, NULL);
+	ksync_shrinker_set_yield_hook(NULL, NULL);
+	KCHECK_EQ(ksync_shrinker_nr_max(reg), 128);
+
+	KCHECK_EQ(ksync_shrinker_free(grown), 0);
+	for (int i = 0; i < MEMCG; i++)
+		KCHECK_EQ(ksync_shrinker_free(memcg[i]), 0);
+	for (int i = 0; i < GROUPS; i++)
+		KCHECK_EQ(ksync_shrinker_group_destroy(groups[i]), 0);
+	KCHECK_EQ(ksync_shrinker_registry_destroy(reg), 0);
+}
+
+int main(int argc, char **argv)
+{
+	return ktest_run(argc, argv);
+}
