@@ -28,14 +28,23 @@
  * The updater's stores (the removal, the flip) are buffered too; its full
  * barriers (M0, M_end) drain them.
  *
+ * Two slot words (spin -DALTW=1, run with -DNSEC=1 to keep it small): a
+ * nested lock loads the index again and, when it was flipped since the
+ * outermost lock, counts in the slot's second word (alt) on the new index;
+ * the outer section may then end first (sections overlapping hand over
+ * hand). Scans check both words.
+ *
  * Mutants (spin -DMUTANT=n): 1 skips the first wait, 2 the second wait, 3 M0,
- * 4 (with -DFENCED=1) the reader's barrier B. Each must produce an assertion
- * violation; the model without MUTANT must not, in either mode.
+ * 4 (with -DFENCED=1) the reader's barrier B, 5 (with -DALTW=1) scans that
+ * ignore the alt word. Each must produce an assertion violation; the model
+ * without MUTANT must not, in either mode, with one or two slot words.
  * tests/srcu_model.sh checks all of this.
  */
 
 #define NR 2		/* readers */
+#ifndef NSEC
 #define NSEC 2		/* sections of reader 0 (reader 1 has one) */
+#endif
 #define NGP 2		/* grace periods (versions 1..NGP published) */
 #define NONE 255
 
@@ -45,18 +54,26 @@
 #ifndef FENCED
 #define FENCED 0
 #endif
+#ifndef ALTW
+#define ALTW 0
+#endif
+#define ALT 8		/* store-buffer tag: the value goes to the slot's second word */
 
 byte idx = 0;		/* committed index */
 byte pend_idx = NONE;	/* updater's buffered flip */
 byte pend_ver = NONE;	/* updater's buffered removal (publication of a version) */
 byte w[NR];		/* slot words: 2 * depth + index */
+byte a[NR];		/* second slot words (alt), same encoding */
 byte ver = 0;		/* the published version */
 bool freed[NGP + 1];
 chan sb[NR] = [2] of { byte };	/* reader store buffers: values for w[r] */
 
 inline commit(r) {
 	sb[r]?c;
-	w[r] = c
+	if
+	:: c >= ALT -> a[r] = c - ALT
+	:: else -> w[r] = c
+	fi
 }
 
 /* The updater's own full barrier: drain its buffer (removal before flip). */
@@ -87,6 +104,11 @@ inline scan(i) {
 	ok = true;
 	if :: w[0] >= 2 && (w[0] & 1) == i -> ok = false :: else -> skip fi;
 	if :: w[1] >= 2 && (w[1] & 1) == i -> ok = false :: else -> skip fi
+#if ALTW
+	;
+	if :: MUTANT != 5 && a[0] >= 2 && (a[0] & 1) == i -> ok = false :: else -> skip fi;
+	if :: MUTANT != 5 && a[1] >= 2 && (a[1] & 1) == i -> ok = false :: else -> skip fi
+#endif
 }
 
 inline wait_idx(i) {
@@ -97,6 +119,10 @@ inline wait_idx(i) {
 
 proctype reader(byte r; byte nsec) {
 	byte i, v, n = 0;
+#if ALTW
+	byte j, v2;
+	bool outer;
+#endif
 	do
 	:: n < nsec ->
 		i = idx;		/* the reader's own load; may stall here */
@@ -106,6 +132,7 @@ proctype reader(byte r; byte nsec) {
 		:: else -> skip
 		fi;
 		v = ver;		/* may pass the buffered lock store */
+#if !ALTW
 		if
 		:: sb[r]!(4 | i);	/* nested lock and unlock */
 		   assert(!freed[ver]);
@@ -114,6 +141,38 @@ proctype reader(byte r; byte nsec) {
 		fi;
 		assert(!freed[v]);	/* the section uses version v */
 		sb[r]!i;		/* outermost unlock: depth 0 (buffered) */
+#else
+		outer = true;
+		if
+		:: j = idx;		/* a nested lock counts on the current index */
+		   if
+		   :: j == i ->
+			sb[r]!(4 | i);
+			assert(!freed[ver]);
+			sb[r]!(2 | i)
+		   :: else ->		/* flipped since the outer lock: the alt word */
+			sb[r]!(ALT + (2 | j));
+			if
+			:: FENCED && MUTANT != 4 -> empty(sb[r])	/* B */
+			:: else -> skip
+			fi;
+			v2 = ver;	/* the inner section's load */
+			if		/* hand over hand: the outer section may end first */
+			:: assert(!freed[v]); sb[r]!i; outer = false
+			:: skip
+			fi;
+			assert(!freed[v2]);
+			sb[r]!(ALT + j)
+		   fi
+		:: skip
+		fi;
+		if
+		:: outer ->
+			assert(!freed[v]);
+			sb[r]!i
+		:: else -> skip
+		fi;
+#endif
 		n++
 	:: else -> break
 	od

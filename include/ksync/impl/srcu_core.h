@@ -75,8 +75,10 @@
  *
  * The Promela model include/ksync/impl/srcu.pml checks this argument on TSO
  * in both modes (store buffers, membarrier as a drain of all of them, scans
- * interleaved with readers, stragglers) and rejects four mutants: no first
- * wait, no second wait, no M0, and a fenced reader without B.
+ * interleaved with readers, stragglers), with one slot word and with two
+ * (ALTW: a nested lock after a flip goes to alt, the outer section may end
+ * first), and rejects five mutants: no first wait, no second wait, no M0, a
+ * fenced reader without B, and scans that ignore alt.
  *
  * Sharing. gp_seq = 2 * completed + (1 while a grace period runs). A caller
  * takes a cookie (the seq value at which a grace period that starts after its
@@ -468,7 +470,7 @@ static KSYNC_UNUSED struct ksync_srcu_slot *ksync__srcu_get_slot(struct ksync_sr
 #define KSYNC__SRCU_STORE_WORD(id, p, v)                                       \
 	do {                                                                   \
 		if ((id) & 1)                                                  \
-			ksync_smp_store_release((p), (v)); /* C (see theory) */ \
+			ksync_smp_store_release((p), (v)); /* C on unlocks */ \
 		else                                                           \
 			KSYNC_WRITE_ONCE(*(p), (v));                           \
 	} while (0)
