@@ -14,8 +14,10 @@
  * Readers take an element inside a section and check, during and at the end
  * of the section, that its age is still 0: a reader that sees a removed
  * element aged by a completed grace period is an error (the grace period did
- * not wait for it). Reader kinds: plain, nested, both domains at once,
- * sleeping, and down_read on one thread with up_read on another.
+ * not wait for it). Reader kinds: plain, nested (unlocking in either order),
+ * sections overlapping hand over hand (always inside, grace periods must
+ * still end), both domains at once, sleeping, and down_read on one thread
+ * with up_read on another.
  *
  * It prints reads, grace periods, callbacks and errors. Built with
  * KSYNC_SRCU_MUTATE_SKIP_WAIT (the mutation check) it expects errors instead.
@@ -177,12 +179,53 @@ static void *kt_reader_nested(void *arg)
 		struct kt_elem *c = ksync_srcu_dereference(kt_pc, &kt_a);
 		for (unsigned int i = kt_rand(&seed) % 64; i; i--)
 			ksync_cpu_relax();
-		ksync_srcu_read_unlock(&kt_a, i2);
-		kt_check(c); /* still protected by the outer section */
-		kt_check(e);
-		ksync_srcu_read_unlock(&kt_a, i1);
+		if (kt_rand(&seed) & 1) {
+			ksync_srcu_read_unlock(&kt_a, i2);
+			kt_check(c); /* still protected by the outer section */
+			kt_check(e);
+			ksync_srcu_read_unlock(&kt_a, i1);
+		} else { /* overlapping: the outer section ends first */
+			kt_check(e);
+			ksync_srcu_read_unlock(&kt_a, i1);
+			kt_check(c); /* still protected by the inner section */
+			ksync_srcu_read_unlock(&kt_a, i2);
+		}
 		n++;
 	}
+	kt_count(&kt_reads, n);
+	return NULL;
+}
+
+/*
+ * Sections overlapping hand over hand: this thread is always inside domain
+ * A, yet every section is short, so grace periods must keep ending (each
+ * lock counts on the current index); the element of the previous section is
+ * checked while only that section protects it.
+ */
+static void *kt_reader_hand_over_hand(void *arg)
+{
+	unsigned int seed = (unsigned int)(uintptr_t)arg;
+	unsigned long n = 0;
+	kt_delay_on = 1;
+	int prev = ksync_srcu_read_lock(&kt_a);
+	struct kt_elem *pe = ksync_srcu_dereference(kt_pa, &kt_a);
+	while (!kt_stopped()) {
+		int next = ksync_srcu_read_lock(&kt_a);
+		struct kt_elem *ne = (n & 1) ? ksync_srcu_dereference(kt_pa, &kt_a)
+					     : ksync_srcu_dereference(kt_pc, &kt_a);
+		for (unsigned int i = kt_rand(&seed) % 64; i; i--)
+			ksync_cpu_relax();
+		kt_check(pe);
+		ksync_srcu_read_unlock(&kt_a, prev);
+		kt_check(ne);
+		prev = next;
+		pe = ne;
+		if ((n & 255) == 0)
+			kt_pause_us(20);
+		n++;
+	}
+	kt_check(pe);
+	ksync_srcu_read_unlock(&kt_a, prev);
 	kt_count(&kt_reads, n);
 	return NULL;
 }
@@ -395,6 +438,7 @@ KTEST(torture)
 	pthread_create(&th[nt++], NULL, kt_reader_sleeping, (void *)5);
 	pthread_create(&th[nt++], NULL, kt_reader_down, (void *)6);
 	pthread_create(&th[nt++], NULL, kt_reader_up, (void *)7);
+	pthread_create(&th[nt++], NULL, kt_reader_hand_over_hand, (void *)11);
 	int nreaders = nt;
 	pthread_create(&th[nt++], NULL, kt_writer_sync, (void *)8);
 	pthread_create(&th[nt++], NULL, kt_writer_cb, &wc);
