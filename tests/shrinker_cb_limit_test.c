@@ -17,6 +17,13 @@
  * period back while 256 released nodes are queued as one batch and a new
  * high id makes a registration grow every map (400 callbacks, over the
  * limit of 256); then the walk is let go. The registration must finish.
+ *
+ * The second case closes the same cycle through a shrinker callback: the
+ * callback (inside the walk's read section) registers another shrinker,
+ * which takes the writers' mutex, while a growth holding that mutex waits
+ * in call_srcu for a grace period that waits for the callback. Writers
+ * therefore queue their callbacks from inside a read section, which
+ * call_srcu never throttles.
  */
 #include <ksync/shrinker.h>
 
@@ -71,6 +78,24 @@ static void hook(int point, void *arg)
 	__atomic_store_n(&walker_in, 1, __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&walker_go, __ATOMIC_ACQUIRE))
 		usleep(1000);
+}
+
+/* Case 2: the walked shrinker's callback registers another shrinker. */
+static int cb_in, cb_go, cb_done;
+
+static unsigned long registering_count(struct ksync_shrinker *s, struct ksync_shrink_control *sc)
+{
+	(void)sc;
+	if (!__atomic_load_n(&cb_in, __ATOMIC_RELAXED)) {
+		__atomic_store_n(&cb_in, 1, __ATOMIC_RELEASE);
+		while (!__atomic_load_n(&cb_go, __ATOMIC_ACQUIRE))
+			usleep(1000);
+		struct ksync_shrinker *o = mk(0); /* takes the writers' mutex */
+		KASSERT(ksync_shrinker_register(o) == 0);
+		s->private_data = o;
+		__atomic_store_n(&cb_done, 1, __ATOMIC_RELEASE);
+	}
+	return 1;
 }
 
 static void *walker(void *arg)
@@ -134,6 +159,57 @@ KTEST(growth_past_callback_limit_no_deadlock)
 	ksync_shrinker_set_yield_hook(NULL, NULL);
 	KCHECK_EQ(ksync_shrinker_nr_max(reg), 128);
 
+	KCHECK_EQ(ksync_shrinker_free(grown), 0);
+	for (int i = 0; i < MEMCG; i++)
+		KCHECK_EQ(ksync_shrinker_free(memcg[i]), 0);
+	for (int i = 0; i < GROUPS; i++)
+		KCHECK_EQ(ksync_shrinker_group_destroy(groups[i]), 0);
+	KCHECK_EQ(ksync_shrinker_registry_destroy(reg), 0);
+}
+
+KTEST(callback_registers_during_throttled_growth_no_deadlock)
+{
+	struct ksync_shrinker *memcg[MEMCG], *x;
+	pthread_t w, g;
+
+	__atomic_store_n(&grower_done, 0, __ATOMIC_RELAXED);
+	reg = ksync_shrinker_registry_create(1);
+	KASSERT(reg);
+	for (int i = 0; i < GROUPS; i++)
+		KASSERT((groups[i] = ksync_shrinker_group_create(reg, NULL)) != NULL);
+	for (int i = 0; i < MEMCG; i++) {
+		memcg[i] = mk(KSYNC_SHRINKER_MEMCG_AWARE);
+		if (i == 0)
+			memcg[i]->count_objects = registering_count;
+		KASSERT(ksync_shrinker_register(memcg[i]) == 0);
+	}
+	x = memcg[0];
+	KASSERT(ksync_set_shrinker_bit(groups[0], 0, x->id) == 0);
+
+	KASSERT(pthread_create(&w, NULL, walker, NULL) == 0);
+	while (!__atomic_load_n(&cb_in, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	KASSERT(pthread_create(&g, NULL, grower, NULL) == 0);
+	usleep(200 * 1000); /* old code: the grower is throttled, holding the mutex */
+	__atomic_store_n(&cb_go, 1, __ATOMIC_RELEASE);
+
+	for (int ms = 0; ms < 20000 && !(__atomic_load_n(&grower_done, __ATOMIC_ACQUIRE) &&
+					   __atomic_load_n(&cb_done, __ATOMIC_ACQUIRE));
+	     ms += 10)
+		usleep(10 * 1000);
+	if (!__atomic_load_n(&grower_done, __ATOMIC_ACQUIRE) ||
+	    !__atomic_load_n(&cb_done, __ATOMIC_ACQUIRE)) {
+		fprintf(stderr, "deadlock: growth %d, registration from the callback %d\n",
+			__atomic_load_n(&grower_done, __ATOMIC_ACQUIRE),
+			__atomic_load_n(&cb_done, __ATOMIC_ACQUIRE));
+		fflush(NULL);
+		_exit(1);
+	}
+	pthread_join(g, NULL);
+	pthread_join(w, NULL);
+	KCHECK_EQ(ksync_shrinker_nr_max(reg), 128);
+
+	KCHECK_EQ(ksync_shrinker_free((struct ksync_shrinker *)x->private_data), 0);
 	KCHECK_EQ(ksync_shrinker_free(grown), 0);
 	for (int i = 0; i < MEMCG; i++)
 		KCHECK_EQ(ksync_shrinker_free(memcg[i]), 0);

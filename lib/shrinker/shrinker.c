@@ -88,6 +88,9 @@
  *   S1/W1  set_shrinker_bit's full barrier between "objects are visible" and
  *          the bit, against the group walk's barrier between clearing the
  *          bit on SHRINK_EMPTY and counting again.
+ *   Q      not a barrier: writers holding reg->mutex queue SRCU callbacks
+ *          from inside a read section, so call_srcu's throttle never makes
+ *          them wait for a grace period (see grow_locked()).
  *   S1/L1  the same barrier of set_shrinker_bit also orders the shrinker's
  *          publication in the id table before its bit; the group walk reads
  *          a found bit before looking its id up.
@@ -495,15 +498,13 @@ int ksync_shrinker_nr_max(struct ksync_shrinker_registry *reg)
 /* ------------------------------------------------------------------------ */
 /* Ids and growth (writers, under reg->mutex)                               */
 
-/* Grow every group's maps and the id table to @new_nr bits. */
-static int grow_locked(struct ksync_shrinker_registry *reg, unsigned int new_nr)
+/* Grow every group's maps and the id table to @new_nr bits (see grow_locked()). */
+static int grow_maps_locked(struct ksync_shrinker_registry *reg, unsigned int new_nr)
 {
 	struct ksync_shrinker_group *g;
 	struct idr_table *old, *t;
 	int ret;
 
-	if (new_nr <= reg->nr_max)
-		return 0;
 	/*
 	 * Maps first: once nr_max says "new_nr", set_shrinker_bit callers expect
 	 * room. Summary before its map (G1, release by the publication): a
@@ -533,6 +534,30 @@ static int grow_locked(struct ksync_shrinker_registry *reg, unsigned int new_nr)
 	yield_point(KSYNC_SHRINKER_YP_GROW_PUBLISHED);
 	ksync_call_srcu(&reg->srcu, &old->rcu, free_rcu_idr);
 	return 0;
+}
+
+/*
+ * Q: writers holding reg->mutex queue their SRCU callbacks from inside a
+ * read section of reg->srcu. ksync_call_srcu() throttles a caller past
+ * KSYNC_SRCU_CB_LIMIT callbacks until the helper works the queue down,
+ * which takes a grace period; a thread holding reg->mutex must never wait
+ * for one, because a shrinker callback (inside a walk's read section) may
+ * be waiting for reg->mutex (registering or freeing another shrinker), and
+ * one growth queues two callbacks per group and node. call_srcu() never
+ * throttles a caller inside a read section of the same domain (srcu.h).
+ * The section only holds grace periods back while the writer works; nothing
+ * under reg->mutex waits for a grace period.
+ */
+static int grow_locked(struct ksync_shrinker_registry *reg, unsigned int new_nr)
+{
+	int idx, ret;
+
+	if (new_nr <= reg->nr_max)
+		return 0;
+	idx = ksync_srcu_read_lock(&reg->srcu);
+	ret = grow_maps_locked(reg, new_nr);
+	ksync_srcu_read_unlock(&reg->srcu, idx);
+	return ret;
 }
 
 static int id_alloc_locked(struct ksync_shrinker_registry *reg)
@@ -1039,6 +1064,8 @@ int ksync_shrinker_group_destroy(struct ksync_shrinker_group *g)
 
 	pthread_mutex_lock(&reg->mutex);
 	ksync_list_del(&g->dying);
+	/* Q (see grow_locked()): the map frees below are queued unthrottled. */
+	int ridx = ksync_srcu_read_lock(&reg->srcu);
 	long orphaned = 0;
 	for (int nid = 0; nid < reg->nr_nodes; nid++) {
 		struct ksync_sized_map *m = (struct ksync_sized_map *)ksync_rcu_access_pointer(g->maps[nid]);
@@ -1071,6 +1098,7 @@ int ksync_shrinker_group_destroy(struct ksync_shrinker_group *g)
 		ksync_sized_map_free_srcu((struct ksync_sized_map *)ksync_rcu_access_pointer(SUMMARY(g, nid)),
 					  &reg->srcu);
 	}
+	ksync_srcu_read_unlock(&reg->srcu, ridx);
 	if (orphaned)
 		ksync_atomic_long_add(orphaned, &reg->orphaned);
 	if (g->parent)
