@@ -32,13 +32,13 @@
  * (where blocking could deadlock).
  *
  * fork(): the child may use every domain (readers, synchronize, call_srcu):
- * an atfork handler resets the locks, folds the slots of threads that do not
- * exist in the child into the domain, forgets the helper threads (restarted
- * lazily; callbacks queued before fork() run in both processes), and re-registers
- * membarrier. A read section open on another thread at fork() can never end in
- * the child (unless it was a srcu_down_read() section that the child ends), so
- * grace periods of that domain would wait forever there: do not fork while
- * another thread is inside a read section of a domain the child will use.
+ * an atfork handler resets the locks, drops the slots of threads that do not
+ * exist in the child (their ksync_srcu_read_lock() sections died with them),
+ * forgets the helper threads (restarted lazily; callbacks still queued at
+ * fork() run in both processes, a batch the parent's helper had already taken
+ * only in the parent), and re-registers membarrier. A srcu_down_read() section
+ * open at fork() stays open in the child until the child ends it: grace
+ * periods of that domain wait for it there.
  *
  * The algorithm and its proof are in <ksync/impl/srcu_core.h>; the Promela
  * model beside it checks them.
