@@ -267,6 +267,33 @@ KTEST(domain_reinit_at_same_address)
 	KCHECK(ids[0] != ids[1] && ids[1] != ids[2] && ids[0] != ids[2]);
 }
 
+/*
+ * A thread that exits inside a section: reported, the section is dropped
+ * (it can only end on its own thread), and grace periods go on.
+ */
+static void *exit_inside(void *p)
+{
+	struct ksync_srcu_struct *ssp = (struct ksync_srcu_struct *)p;
+	(void)ksync_srcu_read_lock(ssp);
+	(void)ksync_srcu_read_lock(ssp);
+	return NULL;
+}
+
+KTEST(thread_exit_inside_a_section)
+{
+	struct ksync_srcu_struct ss;
+	ksync_init_srcu_struct(&ss);
+	unsigned long w0 = ksync_warn_count;
+	pthread_t t;
+	pthread_create(&t, NULL, exit_inside, &ss);
+	pthread_join(t, NULL);
+	KCHECK(ksync_warn_count > w0);
+	KCHECK_EQ(count_slots(&ss), 0);
+	ksync_synchronize_srcu(&ss); /* else: hangs */
+	ksync_cleanup_srcu_struct(&ss);
+	KCHECK_EQ(ss.id, 0UL); /* not leaked: nothing is inside any more */
+}
+
 struct robj {
 	struct ksync_rcu_head rh;
 };
