@@ -56,3 +56,11 @@ ksync_add_test(srcu_review_test_debug SOURCES srcu_review_test.c LABELS quick co
 ksync_add_test(srcu_review_test_fenced SOURCES srcu_review_test.c LABELS quick concurrent
                TIMEOUT 120)
 set_tests_properties(srcu_review_test_fenced PROPERTIES ENVIRONMENT "KSYNC_SRCU_FENCED=1")
+
+# The executable and a -fvisibility=hidden shared library, each with its own
+# copy of SRCU, share the process-wide objects (one id counter, one cache).
+add_library(srcu_dso_b SHARED srcu_dso_b.c)
+target_link_libraries(srcu_dso_b PRIVATE ksync::ksync ksync_dev_flags)
+set_target_properties(srcu_dso_b PROPERTIES C_VISIBILITY_PRESET hidden)
+ksync_add_test(srcu_dso_test SOURCES srcu_dso_test.c LIBS srcu_dso_b LABELS quick concurrent
+               TIMEOUT 60)

@@ -120,11 +120,21 @@ struct ksync_srcu_thread {
 };
 
 /*
+ * KSYNC__SRCU_SHARED - how SRCU's process-wide objects are defined: weak, so
+ * every translation unit's copy folds into one, and with default visibility,
+ * so that shared libraries built with -fvisibility=hidden fold into the same
+ * one too (else each library had its own id counter, and ids of domains set
+ * up by different copies collided in the per-thread cache: a reader used
+ * another domain's slot).
+ */
+#define KSYNC__SRCU_SHARED KSYNC_WEAK __attribute__((__visibility__("default")))
+
+/*
  * The one per-thread object, shared by every translation unit (weak). Zero
  * initialised: an empty cache entry has key 0, the key of no domain (keys are
  * ~id, and a domain that is not set up yet has id 0, key ~0).
  */
-KSYNC_WEAK __thread struct ksync_srcu_thread ksync_srcu_self;
+KSYNC__SRCU_SHARED __thread struct ksync_srcu_thread ksync_srcu_self;
 
 /**
  * struct ksync_srcu_struct - an SRCU domain.

@@ -117,17 +117,17 @@ extern int nanosleep(const struct timespec *req, struct timespec *rem);
 #endif
 
 /* ------------------------------------------------------------------------ */
-/* Process-wide objects: weak, one per process whatever the number of TUs.  */
+/* Process-wide objects: weak, default visibility: one per process.          */
 
 /* Protects the links between threads and domains, the list of domains, setup. */
-KSYNC_WEAK pthread_mutex_t ksync_srcu_global_lock = PTHREAD_MUTEX_INITIALIZER;
-KSYNC_WEAK struct ksync_list_head ksync_srcu_domains = { &ksync_srcu_domains,
+KSYNC__SRCU_SHARED pthread_mutex_t ksync_srcu_global_lock = PTHREAD_MUTEX_INITIALIZER;
+KSYNC__SRCU_SHARED struct ksync_list_head ksync_srcu_domains = { &ksync_srcu_domains,
 							 &ksync_srcu_domains };
-KSYNC_WEAK unsigned long ksync_srcu_id_counter;
+KSYNC__SRCU_SHARED unsigned long ksync_srcu_id_counter;
 /* 0: not probed; 1: membarrier private expedited works; -1: it does not. */
-KSYNC_WEAK int ksync_srcu_membarrier_state;
-KSYNC_WEAK int ksync_srcu_proc_ready;
-KSYNC_WEAK pthread_key_t ksync_srcu_key;
+KSYNC__SRCU_SHARED int ksync_srcu_membarrier_state;
+KSYNC__SRCU_SHARED int ksync_srcu_proc_ready;
+KSYNC__SRCU_SHARED pthread_key_t ksync_srcu_key;
 
 /* ------------------------------------------------------------------------ */
 /* Small helpers                                                            */
@@ -834,7 +834,7 @@ static KSYNC_UNUSED bool ksync__srcu_am_helper(struct ksync_srcu_struct *ssp)
  * code may come from another translation unit than the barrier's, recognises
  * markers by this function's address, which must be one per process.
  */
-void ksync__srcu_barrier_cb(struct ksync_rcu_head *h);
+__attribute__((__visibility__("default"))) void ksync__srcu_barrier_cb(struct ksync_rcu_head *h);
 
 /*
  * Invoke a batch (LIFO order as taken from the stack): reverse it, call each
@@ -1018,7 +1018,7 @@ struct ksync__srcu_barrier_mark {
 	int done;
 };
 
-KSYNC_WEAK void ksync__srcu_barrier_cb(struct ksync_rcu_head *h)
+KSYNC__SRCU_SHARED void ksync__srcu_barrier_cb(struct ksync_rcu_head *h)
 {
 	struct ksync__srcu_barrier_mark *m = ksync_container_of(h, struct ksync__srcu_barrier_mark, head);
 	struct ksync_srcu_struct *ssp = m->ssp;
