@@ -53,6 +53,12 @@ KSYNC_EXTERN_C_BEGIN
 #define KSYNC_UNUSED __attribute__((__unused__))
 #define KSYNC_COLD __attribute__((__cold__))
 #define KSYNC_WEAK __attribute__((__weak__))
+/*
+ * A process-wide object defined in a header: weak, so every translation unit's
+ * copy folds into one, and of default visibility, so that a shared library
+ * built with -fvisibility=hidden folds into the same object as the program.
+ */
+#define KSYNC_PROCESS_WIDE __attribute__((__weak__, __visibility__("default")))
 /* Size of a cache line; fields written by different sides are kept this far apart. */
 #define KSYNC_CACHELINE_SIZE 64
 #define KSYNC_CACHELINE_ALIGNED __attribute__((__aligned__(KSYNC_CACHELINE_SIZE)))
@@ -115,11 +121,12 @@ KSYNC_EXTERN_C_BEGIN
  * program may install ksync_warn_hook to see reports too (a test harness, a
  * logger); it runs after the message is printed.
  *
- * Both objects are weak definitions, so the header-only library needs no .c
- * file and every translation unit shares one counter and one hook.
+ * Both objects are weak definitions of default visibility (KSYNC_PROCESS_WIDE),
+ * so the header-only library needs no .c file and every translation unit, in
+ * the program or in a shared library, shares one counter and one hook.
  */
-KSYNC_WEAK unsigned long ksync_warn_count;
-KSYNC_WEAK void (*ksync_warn_hook)(const char *file, int line, const char *what);
+KSYNC_PROCESS_WIDE unsigned long ksync_warn_count;
+KSYNC_PROCESS_WIDE void (*ksync_warn_hook)(const char *file, int line, const char *what);
 
 static inline KSYNC_COLD KSYNC_UNUSED void
 ksync_warn_report(const char *file, int line, const char *what)

@@ -127,7 +127,7 @@ struct ksync_srcu_thread {
  * up by different copies collided in the per-thread cache: a reader used
  * another domain's slot).
  */
-#define KSYNC__SRCU_SHARED KSYNC_WEAK __attribute__((__visibility__("default")))
+#define KSYNC__SRCU_SHARED KSYNC_PROCESS_WIDE
 
 /*
  * The one per-thread object, shared by every translation unit (weak). Zero
