@@ -452,18 +452,20 @@ static void default_init(void)
 {
 	struct ksync_shrinker_registry *r = ksync_shrinker_registry_create(default_nr_nodes);
 
+	/* DR1: publishes the initialised registry; pairs with DR2 below. */
 	ksync_smp_store_release(&default_reg, r);
 	KSYNC_WRITE_ONCE(default_created, 1);
 }
 
 struct ksync_shrinker_registry *ksync_shrinker_registry_default(void)
 {
+	/* DR2: pairs with DR1 in default_init(): a non-NULL pointer is initialised. */
 	struct ksync_shrinker_registry *r = ksync_smp_load_acquire(&default_reg);
 
 	if (ksync_likely(r != NULL))
 		return r;
 	pthread_once(&default_once, default_init);
-	return ksync_smp_load_acquire(&default_reg);
+	return ksync_smp_load_acquire(&default_reg); /* DR2 again, after the once */
 }
 
 int ksync_shrinker_set_default_nr_nodes(int nr_nodes)

@@ -164,11 +164,14 @@ static KSYNC_UNUSED void ksync__srcu_membarrier_probe(void)
  */
 static KSYNC_UNUSED void ksync__srcu_heavy_mb(unsigned long id)
 {
+	/* The updater's own half of M0/M_end: orders its accesses before the scans. */
 	ksync_smp_mb();
 	if (!(id & 1)) {
+		/* The readers' half: a barrier on every running thread, pairs with
+		 * the compiler barriers that stand for B and C in membarrier mode. */
 		if (syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)
 			(void)syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
-		ksync_smp_mb();
+		ksync_smp_mb(); /* orders the remote barriers before this thread's scans */
 	}
 }
 
@@ -520,6 +523,8 @@ static KSYNC_NOINLINE KSYNC_UNUSED int ksync__srcu_read_lock_slow(struct ksync_s
 	else
 		return ksync__srcu_slot_lock_alt(s, id, idx);
 	if (id & 1) {
+		/* Release so TSan builds see the slot's owner as its only writer
+		 * before B; the ordering itself is B's. */
 		ksync_smp_store_release(&s->ctr, w);
 		ksync_smp_mb(); /* B: pairs with M0 in ksync__srcu_gp_one() */
 	} else {
