@@ -58,6 +58,40 @@ KTEST(int_ops_single_thread)
 	KCHECK_EQ(ksync_atomic_read_acquire(&v), 3);
 }
 
+/*
+ * The kernel's atomics wrap (it builds with -fno-strict-overflow); here the
+ * arithmetic of the generators must not be signed-overflow UB either. Run
+ * under UBSan (the asan stage), the old `c + a` / `0 - i` forms abort.
+ */
+KTEST(arithmetic_wraps_at_the_limits)
+{
+	ksync_atomic_t v = KSYNC_ATOMIC_INIT(INT_MAX);
+
+	KCHECK_EQ(ksync_atomic_inc_return(&v), INT_MIN);
+	KCHECK_EQ(ksync_atomic_dec_return(&v), INT_MAX);
+	KCHECK_EQ(ksync_atomic_add_return(2, &v), INT_MIN + 1);
+	KCHECK_EQ(ksync_atomic_sub_return(2, &v), INT_MAX);
+	KCHECK(ksync_atomic_add_unless(&v, 1, 0));
+	KCHECK_EQ(ksync_atomic_read(&v), INT_MIN);
+	KCHECK(ksync_atomic_sub_and_test(INT_MIN, &v));
+	ksync_atomic_sub(INT_MIN, &v);
+	KCHECK_EQ(ksync_atomic_read(&v), INT_MIN);
+	KCHECK_EQ(ksync_atomic_fetch_sub(INT_MIN, &v), INT_MIN);
+	KCHECK_EQ(ksync_atomic_read(&v), 0);
+	KCHECK_EQ(ksync_atomic_sub_return(INT_MIN, &v), INT_MIN);
+
+	ksync_atomic_long_t l = KSYNC_ATOMIC_INIT(LONG_MIN);
+	KCHECK_EQ(ksync_atomic_long_dec_return(&l), LONG_MAX);
+	KCHECK_EQ(ksync_atomic_long_inc_return(&l), LONG_MIN);
+	KCHECK_EQ(ksync_atomic_long_sub_return(1, &l), LONG_MAX);
+	KCHECK_EQ(ksync_atomic_long_add_return(1, &l), LONG_MIN);
+	KCHECK(ksync_atomic_long_add_unless(&l, -1, 0));
+	KCHECK_EQ(ksync_atomic_long_read(&l), LONG_MAX);
+	ksync_atomic_long_set(&l, LONG_MIN);
+	KCHECK(ksync_atomic_long_sub_and_test(LONG_MIN, &l));
+	KCHECK_EQ(ksync_atomic_long_sub_return(LONG_MIN, &l), LONG_MIN);
+}
+
 KTEST(long_ops_single_thread)
 {
 	ksync_atomic_long_t v = KSYNC_ATOMIC_INIT(0);

@@ -191,9 +191,14 @@ KSYNC__PRIMS(u64, uint64_t, 64, uint64_t)
 
 /*
  * One generator for both types, so the int and long families cannot drift
- * apart. PFX is the public prefix, N the primitive family, T the value type.
+ * apart. PFX is the public prefix, N the primitive family, T the value type,
+ * UT its unsigned twin: every arithmetic on values is done in UT, so that the
+ * results wrap as the kernel's atomics do (the kernel builds with
+ * -fno-strict-overflow) instead of being signed-overflow UB, e.g.
+ * inc_return at INT_MAX or sub(INT_MIN).
  */
-#define KSYNC__ATOMIC_API(PFX, N, T)                                           \
+#define KSYNC__WRAP(T, UT, a, op, b) ((T)((UT)(a) op (UT)(b)))
+#define KSYNC__ATOMIC_API(PFX, N, T, UT)                                       \
 	/** PFX##_read() - untorn, unordered load of @v. */                   \
 	static KSYNC_ALWAYS_INLINE T PFX##_read(const PFX##_t *v)             \
 	{ return ksync__ld_##N(&v->counter); }                                 \
@@ -207,7 +212,7 @@ KSYNC__PRIMS(u64, uint64_t, 64, uint64_t)
 	static KSYNC_ALWAYS_INLINE void PFX##_add(T i, PFX##_t *v)            \
 	{ ksync__add_##N(&v->counter, i); }                                    \
 	static KSYNC_ALWAYS_INLINE void PFX##_sub(T i, PFX##_t *v)            \
-	{ ksync__add_##N(&v->counter, (T)(0 - i)); }                           \
+	{ ksync__add_##N(&v->counter, KSYNC__WRAP(T, UT, 0, -, i)); }           \
 	static KSYNC_ALWAYS_INLINE void PFX##_inc(PFX##_t *v)                 \
 	{ ksync__add_##N(&v->counter, 1); }                                    \
 	static KSYNC_ALWAYS_INLINE void PFX##_dec(PFX##_t *v)                 \
@@ -222,21 +227,22 @@ KSYNC__PRIMS(u64, uint64_t, 64, uint64_t)
 	static KSYNC_ALWAYS_INLINE T PFX##_fetch_add(T i, PFX##_t *v)         \
 	{ return ksync__fetch_add_##N(&v->counter, i); }                       \
 	static KSYNC_ALWAYS_INLINE T PFX##_fetch_sub(T i, PFX##_t *v)         \
-	{ return ksync__fetch_add_##N(&v->counter, (T)(0 - i)); }              \
+	{ return ksync__fetch_add_##N(&v->counter, KSYNC__WRAP(T, UT, 0, -, i)); } \
 	static KSYNC_ALWAYS_INLINE T PFX##_add_return(T i, PFX##_t *v)        \
-	{ return (T)(ksync__fetch_add_##N(&v->counter, i) + i); }              \
+	{ return KSYNC__WRAP(T, UT, ksync__fetch_add_##N(&v->counter, i), +, i); } \
 	static KSYNC_ALWAYS_INLINE T PFX##_sub_return(T i, PFX##_t *v)        \
-	{ return (T)(ksync__fetch_add_##N(&v->counter, (T)(0 - i)) - i); }     \
+	{ return KSYNC__WRAP(T, UT, ksync__fetch_add_##N(&v->counter,         \
+							 KSYNC__WRAP(T, UT, 0, -, i)), -, i); } \
 	static KSYNC_ALWAYS_INLINE T PFX##_inc_return(PFX##_t *v)             \
-	{ return (T)(ksync__fetch_add_##N(&v->counter, 1) + 1); }              \
+	{ return KSYNC__WRAP(T, UT, ksync__fetch_add_##N(&v->counter, 1), +, 1); } \
 	static KSYNC_ALWAYS_INLINE T PFX##_dec_return(PFX##_t *v)             \
-	{ return (T)(ksync__fetch_add_##N(&v->counter, -1) - 1); }             \
+	{ return KSYNC__WRAP(T, UT, ksync__fetch_add_##N(&v->counter, -1), -, 1); } \
 	static KSYNC_ALWAYS_INLINE bool PFX##_dec_and_test(PFX##_t *v)        \
 	{ return ksync__fetch_add_##N(&v->counter, -1) == 1; }                 \
 	static KSYNC_ALWAYS_INLINE bool PFX##_inc_and_test(PFX##_t *v)        \
 	{ return ksync__fetch_add_##N(&v->counter, 1) == -1; }                 \
 	static KSYNC_ALWAYS_INLINE bool PFX##_sub_and_test(T i, PFX##_t *v)   \
-	{ return ksync__fetch_add_##N(&v->counter, (T)(0 - i)) == i; }         \
+	{ return ksync__fetch_add_##N(&v->counter, KSYNC__WRAP(T, UT, 0, -, i)) == i; } \
 	/** PFX##_xchg() - store @n, return the old value; fully ordered. */  \
 	static KSYNC_ALWAYS_INLINE T PFX##_xchg(PFX##_t *v, T n)              \
 	{ return ksync__xchg_##N(&v->counter, n); }                            \
@@ -257,15 +263,16 @@ KSYNC__PRIMS(u64, uint64_t, 64, uint64_t)
 	static KSYNC_ALWAYS_INLINE bool PFX##_add_unless(PFX##_t *v, T a, T u) \
 	{ T c = ksync__ld_##N(&v->counter);                                    \
 	  do { if (c == u) return false; }                                     \
-	  while (!ksync__try_cmpxchg_##N(&v->counter, &c, (T)(c + a)));        \
+	  while (!ksync__try_cmpxchg_##N(&v->counter, &c, KSYNC__WRAP(T, UT, c, +, a))); \
 	  return true; }                                                       \
 	/** PFX##_inc_not_zero() - increment unless zero; true if it did. */  \
 	static KSYNC_ALWAYS_INLINE bool PFX##_inc_not_zero(PFX##_t *v)        \
 	{ return PFX##_add_unless(v, 1, 0); }
 
-KSYNC__ATOMIC_API(ksync_atomic, int, int)
-KSYNC__ATOMIC_API(ksync_atomic_long, long, long)
+KSYNC__ATOMIC_API(ksync_atomic, int, int, unsigned int)
+KSYNC__ATOMIC_API(ksync_atomic_long, long, long, unsigned long)
 #undef KSYNC__ATOMIC_API
+#undef KSYNC__WRAP
 
 /* ------------------------------------------------------------------------ */
 /* Words and pointers: the layer other ksync modules build on.              */
