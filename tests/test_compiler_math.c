@@ -76,6 +76,11 @@ KTEST(access_once_and_container_of)
 	KCHECK(ksync_likely(1) && !ksync_unlikely(0));
 }
 
+/* Kernel code tests the word size in the preprocessor: it must work there. */
+#if KSYNC_BITS_PER_LONG != 32 && KSYNC_BITS_PER_LONG != 64
+#error "KSYNC_BITS_PER_LONG is not usable in #if"
+#endif
+
 KTEST(math_helpers)
 {
 	KCHECK_EQ(KSYNC_BITS_PER_LONG, (int)(8 * sizeof(long)));

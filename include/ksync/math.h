@@ -15,8 +15,11 @@
 #include <limits.h>
 
 #define KSYNC_BITS_PER_BYTE CHAR_BIT
-/** KSYNC_BITS_PER_LONG - number of bits in an unsigned long. */
-#define KSYNC_BITS_PER_LONG ((int)(sizeof(long) * CHAR_BIT))
+/**
+ * KSYNC_BITS_PER_LONG - number of bits in an unsigned long (an int).
+ * Usable in #if, as kernel code does (`#if BITS_PER_LONG == 64`).
+ */
+#define KSYNC_BITS_PER_LONG (__SIZEOF_LONG__ * CHAR_BIT)
 /** KSYNC_DIV_ROUND_UP() - @n / @d rounded up; @d must be non-zero. */
 #define KSYNC_DIV_ROUND_UP(n, d) (((n) + (d) - 1) / (d))
 /** KSYNC_BITS_TO_LONGS() - longs needed to hold @nr bits. */
