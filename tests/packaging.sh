@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Packaging test (label hygiene): install ksync into a scratch prefix, then
 # build a downstream program three ways: find_package(ksync), pkg-config
-# ksync, and add_subdirectory() (which must not build ksync's own targets).
+# ksync, and add_subdirectory() (which must not build ksync's own targets, nor
+# need a C++ compiler in a C-only parent).
 set -u
 src=${1:?usage: packaging.sh SOURCE_DIR}
 work=$(mktemp -d)
@@ -23,5 +24,9 @@ check "pkg-config ksync consumer" bash -c "PKG_CONFIG_PATH='$work/prefix/share/p
 	-o '$work/pc' \$(pkg-config --cflags --libs ksync) && '$work/pc'"
 check "add_subdirectory(ksync) consumer" bash -c "cmake -S '$src/tests/packaging' -B '$work/c2' ${gen[*]} \
 	-DKSYNC_CONSUME=subdir -DKSYNC_SOURCE_DIR='$src' && cmake --build '$work/c2' && '$work/c2/consumer'"
+# ksync is C: a C-only parent on a machine without a C++ compiler must configure it.
+check "add_subdirectory(ksync) from a C-only project without a C++ compiler" bash -c "CXX=/nonexistent/c++ \
+	cmake -S '$src/tests/packaging' -B '$work/c3' ${gen[*]} -DKSYNC_CONSUME=subdir -DKSYNC_SOURCE_DIR='$src' &&
+	cmake --build '$work/c3' && '$work/c3/consumer'"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
