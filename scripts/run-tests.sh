@@ -9,7 +9,7 @@
 # KSYNC_TEST_STAGES="gcc asan tsan" picks stages; build trees go to build/test-*.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-scripts/deps.sh test || exit 1
+scripts/deps.sh test || { echo "missing packages: no stage ran"; echo "0 passed, 1 failed"; exit 1; }
 
 stages=${KSYNC_TEST_STAGES:-gcc asan tsan}
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -59,6 +59,8 @@ for s in $stages; do
 done
 
 echo "=== test suite took $(( $(date +%s) - start )) s (stages: $stages)"
+# A run that ran no test (KSYNC_TEST_STAGES="  ", every stage broken) is no pass.
+[ $((total_pass + total_fail)) -gt 0 ] || { echo "no test ran"; broken=1; }
 [ "$broken" -eq 0 ] || { echo "a stage failed to configure, build or report"; total_fail=$((total_fail + 1)); }
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" -eq 0 ]
