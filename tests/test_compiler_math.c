@@ -57,6 +57,28 @@ KTEST(warn_on_once_reports_once_per_call_site)
 	KCHECK_EQ(ksync_warn_count, before + 3);
 }
 
+KTEST(warn_macros_evaluate_the_condition_once)
+{
+	unsigned long before = ksync_warn_count;
+	int n = 0;
+
+	KCHECK_EQ(KSYNC_WARN_ON(n++ == 0), 1);
+	KCHECK_EQ(n, 1);
+	KCHECK_EQ(KSYNC_WARN_ON_ONCE(n++ == 1), 1);
+	KCHECK_EQ(n, 2);
+	KCHECK_EQ(KSYNC_WARN_ONCE(n++ == 99, "never"), 0);
+	KCHECK_EQ(n, 3);
+	KCHECK_EQ(ksync_warn_count, before + 2);
+	/*
+	 * Without KSYNC_DEBUG: never evaluated, value 0, and usable as a bare
+	 * statement (gcc -Werror once rejected it: "statement with no effect").
+	 */
+	KSYNC_DEBUG_WARN_ON_ONCE(n++);
+	KCHECK_EQ(KSYNC_DEBUG_WARN_ON_ONCE(n++ == 3), 0);
+	KCHECK_EQ(n, 3);
+	KCHECK_EQ(ksync_warn_count, before + 2);
+}
+
 struct outer {
 	int a;
 	long b;

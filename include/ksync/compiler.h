@@ -193,7 +193,8 @@ static inline KSYNC_UNUSED int ksync_warn_claim_once(int *flag)
 #if KSYNC_DEBUG_ENABLED
 #define KSYNC_DEBUG_WARN_ON_ONCE(cond) KSYNC_WARN_ON_ONCE(cond)
 #else
-#define KSYNC_DEBUG_WARN_ON_ONCE(cond) ((void)sizeof(!!(cond)), 0)
+/* A statement expression: usable as a bare statement without -Wunused-value. */
+#define KSYNC_DEBUG_WARN_ON_ONCE(cond) __extension__({ (void)sizeof(!!(cond)); 0; })
 #endif
 
 KSYNC_EXTERN_C_END
