@@ -142,6 +142,36 @@ KTEST(random_operations_match_model)
 	KCHECK_EQ(failures, 0);
 }
 
+/* The kernel's edge cases: splicing an empty list, splice without init, replace_init. */
+KTEST(splice_and_replace_edges)
+{
+	KSYNC_LIST_HEAD(head);
+	KSYNC_LIST_HEAD(empty);
+	KSYNC_LIST_HEAD(src);
+	struct node a = { .id = 1 }, b = { .id = 2 }, c = { .id = 3 }, *pos;
+	int ids[4], k = 0;
+
+	ksync_list_add_tail(&a.link, &head);
+	ksync_list_splice(&empty, &head);	/* no-op: head untouched */
+	ksync_list_splice_tail(&empty, &head);
+	KCHECK(head.next == &a.link && head.prev == &a.link);
+	KCHECK(ksync_list_is_singular(&head));
+	KCHECK(ksync_list_empty(&empty));
+	ksync_list_add_tail(&b.link, &src);
+	ksync_list_splice(&src, &head);		/* b a */
+	KCHECK(!ksync_list_is_singular(&head));
+	ksync_list_replace_init(&b.link, &c.link); /* c a */
+	KCHECK(ksync_list_empty(&b.link));
+	ksync_list_for_each_entry_reverse(pos, &head, link)
+		ids[k++] = pos->id;
+	KCHECK_EQ(k, 2);
+	KCHECK(ids[0] == 1 && ids[1] == 3);
+	KCHECK(ksync_list_first_entry_or_null(&head, struct node, link) == &c);
+	ksync_list_del_init(&c.link);
+	ksync_list_del_init(&a.link);
+	KCHECK(ksync_list_first_entry_or_null(&head, struct node, link) == NULL);
+}
+
 KTEST(safe_iteration_deletes)
 {
 	KSYNC_LIST_HEAD(head);

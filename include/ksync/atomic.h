@@ -289,8 +289,9 @@ static KSYNC_ALWAYS_INLINE void ksync_ulong_xor(unsigned long *p, unsigned long 
 
 /*
  * ksync_ulong_fetch_{or,andnot,xor}() - atomic RMW returning the old word;
- * fully ordered. On CK these use the single-bit locked bts/btr/btc when @mask
- * has one bit, and a cmpxchg loop otherwise.
+ * fully ordered. On CK a cmpxchg loop; with KSYNC_ATOMIC_BUILTINS the seq_cst
+ * __atomic_fetch_* builtins. (The single-bit locked bts/btr/btc are used by
+ * ksync_ulong_test_and_*_bit() below.)
  */
 #define KSYNC__ULONG_FETCH_OP(NAME, EXPR)                                      \
 	static KSYNC_ALWAYS_INLINE unsigned long ksync_ulong_fetch_##NAME(     \
