@@ -7,6 +7,9 @@
 #     unit together with liburcu's and Concurrency Kit's headers;
 #  3. a program using only <ksync/kernel.h> and kernel spellings builds with
 #     nothing but -Iinclude $(pkg-config --cflags --libs ck) -lpthread, and runs.
+#  4. KSYNC_BUILD_BUG_ON(true) fails the build;
+#  5. the foundation's kernel-spelling macros expand and run as C++17
+#     (-pedantic-errors), with both atomics back-ends.
 # Prints one line per check and closes with "N passed, N failed".
 set -u
 src=${1:?usage: header_hygiene.sh SOURCE_DIR}
@@ -115,6 +118,66 @@ check "kernel-spelling program runs" "$work/kernel_spellings"
 printf '#include <ksync/compiler.h>\nint main(void) { KSYNC_BUILD_BUG_ON(sizeof(int) > 0); return 0; }\n' >"$work/bbo.c"
 check "KSYNC_BUILD_BUG_ON(true) fails to compile" \
 	bash -c "! cc -std=c11 -I'$inc' -c '$work/bbo.c' -o '$work/bbo.o'"
+
+# 5. Every kernel-spelling macro of the foundation, instantiated as C++17
+#    (header compilation alone does not expand macros), both back-ends.
+cat >"$work/kernel_macros.cc" <<'PROG'
+#include <ksync/kernel.h>
+struct item { long v; struct list_head node; };
+int main()
+{
+	atomic_t a = ATOMIC_INIT(1);
+	atomic_long_t l = ATOMIC_LONG_INIT(2);
+	int x = 0, o = 1, n = 0, *np = nullptr;
+	WRITE_ONCE(x, READ_ONCE(x) + 1);
+	WRITE_ONCE(np, nullptr);
+	smp_store_release(&x, 3);
+	x = smp_load_acquire(&x);
+	smp_store_release(&np, nullptr);
+	smp_mb(); smp_rmb(); smp_wmb(); smp_mb__before_atomic(); smp_mb__after_atomic();
+	barrier(); cpu_relax();
+	atomic_inc(&a); atomic_long_add(3, &l);
+	(void)atomic_try_cmpxchg(&a, &o, 2); (void)atomic_long_fetch_add(1, &l);
+	BUILD_BUG_ON(sizeof(int) == 0);
+	if (WARN_ON_ONCE(x == 99) || WARN_ON(x == 98) || WARN(x == 97, "x") || WARN_ONCE(x == 96, "x"))
+		return 1;
+	KSYNC_DEBUG_WARN_ON_ONCE(x == 95);
+	if (likely(x) || unlikely(!x))
+		n++;
+	LIST_HEAD(h);
+	struct list_head h2, *p, *q;
+	INIT_LIST_HEAD(&h2);
+	struct item i1 = { 1, { nullptr, nullptr } }, i2 = { 2, { nullptr, nullptr } }, *pos, *nx;
+	list_add(&i1.node, &h); list_add_tail(&i2.node, &h);
+	list_for_each(p, &h) n++;
+	list_for_each_safe(p, q, &h) n++;
+	list_for_each_entry(pos, &h, node) n += (int)pos->v;
+	list_for_each_entry_reverse(pos, &h, node) n += (int)pos->v;
+	list_for_each_entry_safe(pos, nx, &h, node) n += (int)pos->v;
+	pos = list_first_entry(&h, struct item, node);
+	list_for_each_entry_continue(pos, &h, node) n++;
+	pos = list_last_entry(&h, struct item, node);
+	pos = list_first_entry_or_null(&h, struct item, node);
+	pos = list_prev_entry(list_next_entry(pos, node), node);
+	pos = container_of(&i1.node, struct item, node);
+	list_move(&i1.node, &h2); list_splice_init(&h2, &h);
+	(void)list_is_singular(&h); (void)list_entry_is_head(pos, &h, node);
+	long m = min_t(long, 1, 2L) + max_t(long, 1, 2) + clamp(5L, 1L, 3L) +
+		 (long)(BITS_TO_LONGS(100) + DIV_ROUND_UP(7, 2) + round_up(5ul, 4) + round_down(5ul, 4));
+#if BITS_PER_LONG == 64 || BITS_PER_LONG == 32
+	m += BITS_PER_LONG;
+#endif
+	return n > 0 && m > 0 ? 0 : 1;
+}
+PROG
+for c in "${cxxs[@]}"; do
+	for mode in "" "-DKSYNC_ATOMIC_BUILTINS"; do
+		check "kernel-spelling macros instantiated as C++17 with $c $mode" \
+			$c -std=c++17 -Wall -Wextra -Werror -pedantic-errors $mode -I"$inc" $ck_flags \
+			"$work/kernel_macros.cc" -o "$work/kernel_macros" $(pkg-config --libs ck) -lpthread
+		check "kernel-spelling C++ program runs ($c $mode)" "$work/kernel_macros"
+	done
+done
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
