@@ -8,10 +8,10 @@
 set -euo pipefail
 
 what=${1:-test}
-pkgs=(cmake ninja-build pkg-config gcc g++ libck-dev)
+pkgs=(cmake ninja-build pkg-config gcc g++ libc6-dev libck-dev)
 case "$what" in
-demo) pkgs+=(gnuplot-nox) ;;
-test) pkgs+=(clang libclang-rt-14-dev liburcu-dev libbenchmark-dev spin gnuplot-nox) ;;
+demo) pkgs+=(gnuplot-nox jq) ;;
+test) pkgs+=(clang libclang-rt-14-dev liburcu-dev libbenchmark-dev spin gnuplot-nox jq) ;;
 *) echo "usage: $0 demo|test" >&2; exit 2 ;;
 esac
 

@@ -16,6 +16,9 @@ cmake --build build/demo -j"$(nproc)" --target reclaim_storm >build/demo.build.l
 
 build/demo/examples/reclaim_storm --json out/reclaim_storm.json "$@"
 if [ -x scripts/plot_reclaim_storm.sh ] && command -v gnuplot >/dev/null 2>&1; then
-	scripts/plot_reclaim_storm.sh out/reclaim_storm.json out/reclaim_storm.png &&
+	if scripts/plot_reclaim_storm.sh out/reclaim_storm.json out/reclaim_storm.png; then
 		echo "chart: out/reclaim_storm.png"
+	else
+		echo "chart not rendered (the figures are in out/reclaim_storm.json)"
+	fi
 fi
