@@ -1156,29 +1156,18 @@ int ksync_set_shrinker_bit(struct ksync_shrinker_group *g, int nid, int id)
 /* ------------------------------------------------------------------------ */
 /* Walks                                                                    */
 
-static KSYNC_ALWAYS_INLINE unsigned long call_count(struct ksync_shrinker_node *node,
-						    struct ksync_shrink_control *sc)
-{
-	struct ksync_shrinker *s = node->shrinker;
-	unsigned long r;
-
-	call_enter(node);
-	r = s->count_objects(s, sc);
-	call_exit();
-	return r;
-}
-
-static KSYNC_ALWAYS_INLINE unsigned long call_scan(struct ksync_shrinker_node *node,
-						   struct ksync_shrink_control *sc)
-{
-	struct ksync_shrinker *s = node->shrinker;
-	unsigned long r;
-
-	call_enter(node);
-	r = s->scan_objects(s, sc);
-	call_exit();
-	return r;
-}
+/* Call one of the shrinker's callbacks, recorded as a call into @node (misuse checks). */
+#define CALL_SHRINKER(node, sc, callback)                                      \
+	__extension__({                                                        \
+		struct ksync_shrinker *cs_s = (node)->shrinker;                \
+		unsigned long cs_r;                                            \
+		call_enter(node);                                              \
+		cs_r = cs_s->callback(cs_s, (sc));                             \
+		call_exit();                                                   \
+		cs_r;                                                          \
+	})
+#define call_count(node, sc) CALL_SHRINKER(node, sc, count_objects)
+#define call_scan(node, sc) CALL_SHRINKER(node, sc, scan_objects)
 
 /*
  * One shrinker, one (group, node): count, add the carried-over work, scan in
