@@ -293,6 +293,11 @@ static KSYNC_ALWAYS_INLINE void ksync_srcu_read_unlock(struct ksync_srcu_struct 
 	struct ksync_srcu_thread *t = &ksync_srcu_self;
 	struct ksync_srcu_slot *s;
 
+	/*
+	 * The same two-entry lookup as ksync_srcu_read_lock(), spelled out on
+	 * purpose: a shared helper returning NULL on a miss measured 8-20 %
+	 * slower in bench_srcu (an extra test and a worse branch layout).
+	 */
 	if (ksync_likely(t->ent[0].key == ~id))
 		s = t->ent[0].slot;
 	else if (t->ent[1].key == ~id)
