@@ -142,6 +142,28 @@ typedef struct {
 	{ return __atomic_compare_exchange_n(p, old, v, 0, __ATOMIC_SEQ_CST,   \
 					     __ATOMIC_RELAXED); }
 #else
+/*
+ * KSYNC__CK_OPERAND() - the value operand of a CK add/and/or/xor on @T.
+ * CK's x86-64 assembly offers 64-bit operands to `addq`/`orq`/... under the
+ * "Z" constraint (any unsigned 32-bit constant), but those instructions only
+ * encode a sign-extended 32-bit immediate: a constant in 0x80000000..
+ * 0xffffffff (set_bit(31, ...), or(0x80000000L)) does not assemble at -O1
+ * and above. Such a value is handed over in a register instead; constants
+ * that fit, and run-time values, are unchanged.
+ */
+#if defined(__x86_64__)
+#define KSYNC__CK_OPERAND(T, v)                                                \
+	__extension__({                                                        \
+		T ksync__op = (v);                                             \
+		if (sizeof(T) == 8 &&                                          \
+		    !(__builtin_constant_p(ksync__op) &&                       \
+		      (int64_t)ksync__op == (int64_t)(int32_t)ksync__op))      \
+			__asm__("" : "+r"(ksync__op));                         \
+		ksync__op;                                                     \
+	})
+#else
+#define KSYNC__CK_OPERAND(T, v) ((T)(v))
+#endif
 #define KSYNC__PRIMS(N, T, CKS, CKT)                                           \
 	static KSYNC_ALWAYS_INLINE T ksync__ld_##N(const T *p)                 \
 	{ return (T)ck_pr_load_##CKS((const CKT *)p); }                        \
@@ -152,13 +174,13 @@ typedef struct {
 	  T r = (T)ck_pr_faa_##CKS((CKT *)p, (CKT)v);                          \
 	  KSYNC__RMW_FENCE(); return r; }                                      \
 	static KSYNC_ALWAYS_INLINE void ksync__add_##N(T *p, T v)              \
-	{ ck_pr_add_##CKS((CKT *)p, (CKT)v); }                                 \
+	{ ck_pr_add_##CKS((CKT *)p, KSYNC__CK_OPERAND(CKT, v)); }              \
 	static KSYNC_ALWAYS_INLINE void ksync__and_##N(T *p, T v)              \
-	{ ck_pr_and_##CKS((CKT *)p, (CKT)v); }                                 \
+	{ ck_pr_and_##CKS((CKT *)p, KSYNC__CK_OPERAND(CKT, v)); }              \
 	static KSYNC_ALWAYS_INLINE void ksync__or_##N(T *p, T v)               \
-	{ ck_pr_or_##CKS((CKT *)p, (CKT)v); }                                  \
+	{ ck_pr_or_##CKS((CKT *)p, KSYNC__CK_OPERAND(CKT, v)); }               \
 	static KSYNC_ALWAYS_INLINE void ksync__xor_##N(T *p, T v)              \
-	{ ck_pr_xor_##CKS((CKT *)p, (CKT)v); }                                 \
+	{ ck_pr_xor_##CKS((CKT *)p, KSYNC__CK_OPERAND(CKT, v)); }              \
 	static KSYNC_ALWAYS_INLINE T ksync__xchg_##N(T *p, T v)                \
 	{ KSYNC__RMW_FENCE();                                                  \
 	  T r = (T)ck_pr_fas_##CKS((CKT *)p, (CKT)v);                          \
