@@ -5,6 +5,7 @@
 #include <ksync/srcu.h>
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -625,6 +626,101 @@ KTEST(concurrent_synchronize_shares_grace_periods)
 	 */
 	KCHECK(gps >= 1);
 	KCHECK(gps <= N / 2);
+	ksync_cleanup_srcu_struct(&ss);
+}
+
+/*
+ * Regression: fork() while another thread waits in ksync_srcu_barrier(). The
+ * barrier's marker lives on the waiting thread's stack and was queued on the
+ * domain's callback stack; the child kept it, although that thread does not
+ * exist there and glibc hands its stack to the child's next threads, so the
+ * child's helper called through whatever the new threads wrote there
+ * (SIGSEGV). The schedule is forced: a reader holds the helper in a grace
+ * period (the first batch is taken), so the marker is the one head queued at
+ * fork(). The child checks that no marker is left queued, then starts
+ * threads that scribble over their stacks, and uses call_srcu + barrier.
+ */
+static void *scribble_stack(void *arg)
+{
+	volatile unsigned char buf[64 * 1024];
+	memset((void *)buf, 0xa5, sizeof(buf));
+	return (void *)(uintptr_t)buf[(uintptr_t)arg % sizeof(buf)];
+}
+
+static void *barrier_waiter(void *p)
+{
+	ksync_srcu_barrier((struct ksync_srcu_struct *)p);
+	return NULL;
+}
+
+static void fork_barrier_cb(struct ksync_rcu_head *h)
+{
+	__atomic_fetch_add(&freed, 1, __ATOMIC_SEQ_CST);
+	free(ksync_container_of(h, struct obj, rh));
+}
+
+static int queued_barrier_markers(struct ksync_srcu_struct *ssp)
+{
+	int n = 0;
+	for (struct ksync_rcu_head *h = (struct ksync_rcu_head *)ksync_ptr_load(&ssp->cb_stack); h;
+	     h = h->next)
+		n += h->func == ksync__srcu_barrier_cb;
+	return n;
+}
+
+KTEST(fork_while_another_thread_waits_in_barrier)
+{
+	struct ksync_srcu_struct ss;
+	ksync_init_srcu_struct(&ss);
+	struct holder h = { &ss, 0, 0 };
+	pthread_t reader, waiter;
+
+	pthread_create(&reader, NULL, hold_until_told, &h);
+	while (!__atomic_load_n(&h.entered, __ATOMIC_SEQ_CST))
+		sleep_ms(1);
+	freed = 0;
+	struct obj *o = (struct obj *)malloc(sizeof(*o));
+	ksync_call_srcu(&ss, &o->rh, fork_barrier_cb);
+	/* The helper takes that batch and waits for the reader. */
+	while (ksync_ptr_load(&ss.cb_stack) != NULL)
+		sleep_ms(1);
+	pthread_create(&waiter, NULL, barrier_waiter, &ss);
+	/* The waiter's marker is queued behind the helper's grace period. */
+	while (queued_barrier_markers(&ss) == 0)
+		sleep_ms(1);
+	fflush(stdout);
+	fflush(stderr);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int bad = 0;
+		if (queued_barrier_markers(&ss) != 0)
+			bad |= 1; /* a marker of a thread that does not exist here */
+		if (!KT_TSAN) { /* TSan: no threads in the child of a threaded fork */
+			pthread_t t[4];
+			for (int i = 0; i < 4; i++)
+				pthread_create(&t[i], NULL, scribble_stack, (void *)(uintptr_t)i);
+			for (int i = 0; i < 4; i++)
+				pthread_join(t[i], NULL);
+			freed = 0;
+			struct obj *c = (struct obj *)malloc(sizeof(*c));
+			ksync_call_srcu(&ss, &c->rh, fork_barrier_cb);
+			ksync_srcu_barrier(&ss);
+			bad |= (freed != 1) << 1;
+		}
+		ksync_synchronize_srcu(&ss);
+		_exit(bad ? 10 + bad : 0);
+	}
+	KCHECK(pid > 0);
+	__atomic_store_n(&h.release, 1, __ATOMIC_SEQ_CST);
+	pthread_join(reader, NULL);
+	pthread_join(waiter, NULL);
+	KCHECK_EQ(freed, 1); /* the parent's barrier saw its callback run */
+	int status = 0;
+	waitpid(pid, &status, 0);
+	KCHECK(WIFEXITED(status));
+	if (WIFSIGNALED(status))
+		fprintf(stderr, "child killed by signal %d\n", WTERMSIG(status));
+	KCHECK_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0);
 	ksync_cleanup_srcu_struct(&ss);
 }
 

@@ -36,7 +36,9 @@
  * exist in the child (their ksync_srcu_read_lock() sections died with them),
  * forgets the helper threads (restarted lazily; callbacks still queued at
  * fork() run in both processes, a batch the parent's helper had already taken
- * only in the parent), and re-registers membarrier. A srcu_down_read() section
+ * only in the parent; the markers of srcu_barrier() calls that other threads
+ * were waiting in are dropped, as those threads do not exist in the child),
+ * and re-registers membarrier. A srcu_down_read() section
  * open at fork() stays open in the child until the child ends it: grace
  * periods of that domain wait for it there.
  *

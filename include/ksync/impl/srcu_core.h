@@ -175,6 +175,13 @@ static KSYNC_UNUSED void ksync__srcu_heavy_mb(unsigned long id)
 	}
 }
 
+/*
+ * The srcu_barrier() marker's callback. Weak, not static: the helper, whose
+ * code may come from another translation unit than the barrier's, recognises
+ * markers (and the fork handler drops them) by this function's address, which must be one per process.
+ */
+__attribute__((__visibility__("default"))) void ksync__srcu_barrier_cb(struct ksync_rcu_head *h);
+
 /* ------------------------------------------------------------------------ */
 /* Thread exit, fork                                                        */
 
@@ -287,10 +294,22 @@ static KSYNC_UNUSED void ksync__srcu_atfork_child(void)
 		/*
 		 * Callbacks still queued run in the child too (the helper restarts
 		 * on demand); a batch the parent's helper had taken is lost here.
+		 * srcu_barrier() markers are not callbacks: each lives on the
+		 * stack of a thread waiting in the barrier, and no such thread
+		 * exists here (the forking thread is in fork()). Their stacks are
+		 * handed to the child's next threads, so a marker left queued
+		 * would be called through memory that is no longer its own.
 		 */
 		unsigned long n = 0;
-		for (struct ksync_rcu_head *h = (struct ksync_rcu_head *)ssp->cb_stack; h; h = h->next)
+		struct ksync_rcu_head **hp = (struct ksync_rcu_head **)&ssp->cb_stack;
+		while (*hp) {
+			if ((*hp)->func == ksync__srcu_barrier_cb) {
+				*hp = (*hp)->next; /* unlink without touching it again */
+				continue;
+			}
 			n++;
+			hp = &(*hp)->next;
+		}
 		ssp->cb_count = n;
 	}
 	memcpy(&ksync_srcu_global_lock, &fresh, sizeof(fresh));
@@ -834,12 +853,6 @@ static KSYNC_UNUSED bool ksync__srcu_am_helper(struct ksync_srcu_struct *ssp)
 	       pthread_equal(ssp->helper, pthread_self());
 }
 
-/*
- * The srcu_barrier() marker's callback. Weak, not static: the helper, whose
- * code may come from another translation unit than the barrier's, recognises
- * markers by this function's address, which must be one per process.
- */
-__attribute__((__visibility__("default"))) void ksync__srcu_barrier_cb(struct ksync_rcu_head *h);
 
 /*
  * Invoke a batch (LIFO order as taken from the stack): reverse it, call each
