@@ -27,3 +27,9 @@ ksync_add_test(shrinker_cb_limit_test
                SOURCES ${CMAKE_CURRENT_LIST_DIR}/shrinker_cb_limit_test.c
                        ${PROJECT_SOURCE_DIR}/lib/shrinker/shrinker.c
                DEFINES KSYNC_SRCU_CB_LIMIT=256UL LABELS quick TIMEOUT 120)
+# Regression tests with forced schedules (yield hook): debug calls racing
+# unregister and record recycling, group walks between two read sections
+# racing group destroy, callbacks that unregister each other.
+ksync_add_test(shrinker_schedule_test
+               SOURCES ${CMAKE_CURRENT_LIST_DIR}/shrinker_schedule_test.c
+               LIBS ksync::shrinker LABELS quick concurrent TIMEOUT 120)

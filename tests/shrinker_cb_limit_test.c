@@ -26,6 +26,7 @@
  * call_srcu never throttles.
  */
 #include <ksync/shrinker.h>
+#include <ksync/shrinker_testing.h>
 
 #include <errno.h>
 #include <pthread.h>

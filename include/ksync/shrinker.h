@@ -119,11 +119,19 @@ struct ksync_shrink_control {
  * @private_data: for the owner
  * @id: shrinker id (memcg-aware shrinkers, once registered), else -1
  * @node: registry bookkeeping; NULL while not prepared/registered. Do not touch.
+ * @reg: registry bookkeeping: the registry while prepared/registered, else
+ *       NULL (the debug calls enter its read section before they look at
+ *       @node). Do not touch.
  *
  * Callbacks run concurrently with each other (several reclaim threads), may
  * block, may call ksync_set_shrinker_bit() and may register or unregister
  * *other* shrinkers; they must not unregister their own shrinker nor call
  * ksync_shrink_slab() or ksync_synchronize_shrinkers() (reported: -EDEADLK).
+ * Callbacks that unregister each other while both run (A's unregisters B,
+ * B's unregisters A; or a longer ring) would wait for each other forever,
+ * as in the kernel: here the unregister that would close the cycle returns
+ * -EDEADLK (reported) and leaves its shrinker registered, and the others
+ * complete once that callback returns.
  */
 struct ksync_shrinker {
 	unsigned long (*count_objects)(struct ksync_shrinker *s, struct ksync_shrink_control *sc);
@@ -134,6 +142,7 @@ struct ksync_shrinker {
 	void *private_data;
 	int id;
 	struct ksync_shrinker_node *node;
+	struct ksync_shrinker_registry *reg;
 };
 
 /* ------------------------------------------------------------------------ */
@@ -214,7 +223,9 @@ int ksync_shrinker_register(struct ksync_shrinker *s);
  * Waits only until the callbacks of @s that are running return; no callback
  * of @s starts after that. Never waits for a grace period: the memory is
  * freed by call_srcu. Must not be called from a callback of @s (reported,
- * -EDEADLK, nothing freed). Return: 0 or a negative errno.
+ * -EDEADLK, nothing freed); from another shrinker's callback, -EDEADLK
+ * (reported, nothing freed, @s stays registered) when the wait would close a
+ * cycle of callbacks unregistering each other. Return: 0 or a negative errno.
  */
 int ksync_shrinker_free(struct ksync_shrinker *s);
 
@@ -254,8 +265,9 @@ int ksync_register_shrinker(struct ksync_shrinker_registry *reg, struct ksync_sh
  * is no longer referenced by the registry: it may be freed or registered
  * again. Waits only for calls into @s. Return: 0; -ENOENT if @s is not
  * registered, -EINVAL if it is foreign (not prepared by this API),
- * -EDEADLK from @s's own callback, -EBUSY while another thread unregisters
- * it (all reported).
+ * -EDEADLK from @s's own callback or when, called from a callback, the wait
+ * would close a cycle of callbacks unregistering each other (@s then stays
+ * registered), -EBUSY while another thread unregisters it (all reported).
  */
 int ksync_unregister_shrinker(struct ksync_shrinker *s);
 
@@ -278,9 +290,11 @@ struct ksync_shrinker_group *ksync_shrinker_group_create(struct ksync_shrinker_r
  * ksync_shrinker_group_destroy() - take a group away.
  * @g: the group; its children must be destroyed first (-EBUSY otherwise)
  *
- * Marks @g dead (new walks in @g return at once), waits for one SRCU grace
- * period of the registry so that walks running in @g have finished (group
- * walks take no reference, to keep them free of atomics on the group), moves
+ * Marks @g dead (new walks in @g return at once), waits until the walks
+ * running in @g have finished: one SRCU grace period of the registry for
+ * those inside a read section, and those that left their section for a
+ * waiting writer until they come back and see @g dead (group walks take no
+ * reference, to keep them free of atomics on the group's line), moves
  * every nr_deferred counter of @g into @g's parent, and frees @g's maps
  * through call_srcu. The caller must not use @g once this returns, nor call
  * it from a shrinker callback (-EDEADLK). Return: 0 or a negative errno
@@ -335,6 +349,14 @@ int ksync_synchronize_shrinkers(struct ksync_shrinker_registry *reg);
 
 /* ------------------------------------------------------------------------ */
 /* Debug interface (the kernel's debugfs count/scan files), lock-free        */
+/*
+ * Each call finds @s's record inside a read section of @s's registry, so it
+ * races safely with the unregistering (and re-registering) of a caller-owned
+ * @s: it sees @s either registered, and calls it holding a reference, or not,
+ * and returns -ENOENT; never another shrinker's record. A shrinker from
+ * ksync_shrinker_alloc() is the record itself: the caller must not race these
+ * calls with ksync_shrinker_free() of it.
+ */
 
 /**
  * ksync_shrinker_debug_count() - count_objects() of @s on @nid in @group.
@@ -365,7 +387,11 @@ long ksync_shrinker_debug_scan(struct ksync_shrinker *s, struct ksync_shrinker_g
  */
 int ksync_shrinker_debug_show(struct ksync_shrinker *s, FILE *out);
 
-/** ksync_shrinker_name() - the name given at allocation ("" if none). */
+/**
+ * ksync_shrinker_name() - the name given at allocation ("" if none, or if @s
+ * is not prepared or registered). The string lives in the registry's record
+ * of @s: valid until @s is unregistered or freed.
+ */
 const char *ksync_shrinker_name(const struct ksync_shrinker *s);
 
 /**
@@ -403,46 +429,6 @@ struct ksync_shrinker_deferred_total {
  */
 void ksync_shrinker_deferred_total(struct ksync_shrinker_registry *reg,
 				   struct ksync_shrinker_deferred_total *out);
-
-/* ------------------------------------------------------------------------ */
-/* Deterministic-yield hook (for fuzzers and model tests)                   */
-
-/**
- * enum ksync_shrinker_yield_point - where the hook is called.
- * @KSYNC_SHRINKER_YP_BEFORE_GET: walker found a shrinker, before taking a reference
- * @KSYNC_SHRINKER_YP_AFTER_GET: walker holds the reference, before calling into it
- * @KSYNC_SHRINKER_YP_BEFORE_PUT: walker returned from the callbacks, before dropping it
- * @KSYNC_SHRINKER_YP_BETWEEN_IDS: group walk, between two ids (after the writer check)
- * @KSYNC_SHRINKER_YP_EMPTY_CLEARED: group walk cleared a bit on SHRINK_EMPTY, before the recount
- * @KSYNC_SHRINKER_YP_UNREG_BEFORE_WAIT: unregister dropped the initial reference
- * @KSYNC_SHRINKER_YP_UNREG_AFTER_WAIT: no call into the shrinker remains
- * @KSYNC_SHRINKER_YP_BEFORE_FREE: unlinked, before call_srcu of its memory
- * @KSYNC_SHRINKER_YP_GROW_PUBLISHED: a writer published grown maps, before the old ones are queued for freeing
- * @KSYNC_SHRINKER_YP_GROUP_BEFORE_WAIT: group destroy unlinked the group, before waiting for its walks
- */
-enum ksync_shrinker_yield_point {
-	KSYNC_SHRINKER_YP_BEFORE_GET,
-	KSYNC_SHRINKER_YP_AFTER_GET,
-	KSYNC_SHRINKER_YP_BEFORE_PUT,
-	KSYNC_SHRINKER_YP_BETWEEN_IDS,
-	KSYNC_SHRINKER_YP_EMPTY_CLEARED,
-	KSYNC_SHRINKER_YP_UNREG_BEFORE_WAIT,
-	KSYNC_SHRINKER_YP_UNREG_AFTER_WAIT,
-	KSYNC_SHRINKER_YP_BEFORE_FREE,
-	KSYNC_SHRINKER_YP_GROW_PUBLISHED,
-	KSYNC_SHRINKER_YP_GROUP_BEFORE_WAIT,
-	KSYNC_SHRINKER_YP_NR
-};
-
-/**
- * ksync_shrinker_set_yield_hook() - install @hook (NULL removes it), process-wide.
- * @hook: called as hook(point, arg) at each &enum ksync_shrinker_yield_point;
- *        it may sleep or yield but must not call into the registry
- * @arg: passed through
- *
- * Costs one relaxed load per point when no hook is installed.
- */
-void ksync_shrinker_set_yield_hook(void (*hook)(int point, void *arg), void *arg);
 
 KSYNC_EXTERN_C_END
 

@@ -59,12 +59,21 @@
  * re-fetches the map and resumes at the next id.
  *
  * Groups: a group walk takes no reference (no atomic on the group's cache
- * line); it checks ->dead inside its read section. Destroying a group (rare,
+ * line); it checks ->dead inside each read section. Destroying a group (rare,
  * the kernel's memcg offlining) sets ->dead, unlinks it, waits for one grace
- * period (every walk that may have missed ->dead is done), then moves its
- * nr_deferred to the parent (deferred work is never lost) and frees its
- * maps by call_srcu. This is the one grace-period wait of the registry, and
- * it is not on the register/unregister path.
+ * period (every walk that may have missed ->dead is done) and for the walks
+ * that were between two read sections (->parked, P1/P2: a grace period does
+ * not wait for a thread outside any section), then moves its nr_deferred to
+ * the parent (deferred work is never lost) and frees its maps and itself by
+ * call_srcu. This is the one grace-period wait of the registry, and it is not
+ * on the register/unregister path.
+ *
+ * Unregister from a callback (of another shrinker) publishes its wait and
+ * refuses one that would close a cycle of callbacks unregistering each other
+ * (see "the cycle check" below).
+ *
+ * The debug calls find a caller-owned shrinker's node through s->node only
+ * inside a read section (see debug_enter()).
  *
  * The group walk visits only the 64-id units that the group's summary map
  * marks; see shrink_slab_group(). Released nodes are freed by call_srcu in
@@ -82,6 +91,10 @@
  *   C1/C2  completion: the last put releases, the waiter acquires.
  *   D1     group destroy: ->dead, then a grace period; walkers read ->dead
  *          inside their read section.
+ *   P1/P2  a group walk leaving its section counts itself in ->parked inside
+ *          it (ordered before destroy's read by the grace period), and
+ *          withdraws, fully ordered, in the next; destroy reads ->parked
+ *          with acquire after its grace period.
  *   G1     growth publishes a group's summary map before its bit map.
  *   S2/W2  set_shrinker_bit sets the bit, then tests the summary bit; the
  *          walk clears a summary bit, then looks at the unit again.
@@ -97,6 +110,7 @@
  */
 #define _GNU_SOURCE
 #include <ksync/shrinker.h>
+#include <ksync/shrinker_testing.h>
 
 #include <ksync/atomic.h>
 #include <ksync/bitmap.h>
@@ -175,6 +189,11 @@ struct ksync_shrinker_group {
 	int nr_children; /* writers only */
 	struct ksync_list_head dying; /* reg->dying_groups while destroy waits; writers only */
 	int dead;        /* set under the mutex before the grace period of destroy; walkers read it */
+	/*
+	 * Group walks that left their read section for a waiting writer and have
+	 * not yet checked ->dead in the next one (P1/P2 in shrink_slab_group()).
+	 */
+	ksync_atomic_t parked;
 	struct ksync_rcu_head rcu;
 	/*
 	 * maps[nid]: bits + nr_deferred per shrinker id; maps[nr_nodes + nid]:
@@ -275,11 +294,22 @@ static KSYNC_ALWAYS_INLINE void yield_point(int point)
 /* ------------------------------------------------------------------------ */
 /* Completions (futex based: no lock shared with anyone)                    */
 
+/* Sleep while *@word holds @val (returns at once if it does not). */
+static void futex_wait(ksync_atomic_t *word, int val)
+{
+	syscall(SYS_futex, &word->counter, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+}
+
+static void futex_wake_all(ksync_atomic_t *word)
+{
+	syscall(SYS_futex, &word->counter, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
 static void completion_fire(ksync_atomic_t *done)
 {
 	/* C1: fully ordered; everything before the last put happens before the waiter returns. */
 	if (ksync_atomic_xchg(done, 1) == 2)
-		syscall(SYS_futex, &done->counter, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+		futex_wake_all(done);
 }
 
 static void completion_wait(ksync_atomic_t *done)
@@ -294,7 +324,7 @@ static void completion_wait(ksync_atomic_t *done)
 		int v = 0;
 
 		if (ksync_atomic_try_cmpxchg(done, &v, 2) || v == 2)
-			syscall(SYS_futex, &done->counter, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
+			futex_wait(done, 2);
 		/* C2: as above. */
 		if (ksync_atomic_read_acquire(done) == 1)
 			return;
@@ -329,6 +359,119 @@ static KSYNC_ALWAYS_INLINE void call_exit(void)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Unregister waits from callbacks: the cycle check                         */
+
+/*
+ * A callback may unregister other shrinkers, and unregister waits until the
+ * calls into its target have returned. If the callbacks of A and B run on two
+ * threads and each unregisters the other, each waits for a call that waits
+ * for it: the kernel hangs there. ksync refuses the wait that would close
+ * such a cycle (of any length, across registries): every thread that waits
+ * from inside a callback publishes, on one process-wide list under
+ * waits_lock, the record it waits for and the records it is calling into
+ * (its calls cannot change while it waits). Publishing and searching the
+ * graph happen under that one lock, so of the threads whose waits form a
+ * cycle the last to publish finds it, and backs out (-EDEADLK, reported);
+ * the others then complete. A thread outside any callback holds no
+ * reference a cycle could need, and skips all of this.
+ *
+ * The records live on the waiting threads' stacks; a thread does not exit
+ * while it waits, and the fork handler empties the list in the child, where
+ * those threads do not exist.
+ */
+struct unreg_wait {
+	struct ksync_list_head link; /* on unreg_waits */
+	const struct ksync_shrinker_node *waits_for;
+	const struct ksync_shrinker_node *calling[CALL_DEPTH_MAX];
+	int nr_calling;
+	unsigned long visited; /* search generation that reached it */
+};
+
+static pthread_mutex_t waits_lock = PTHREAD_MUTEX_INITIALIZER;
+static KSYNC_LIST_HEAD(unreg_waits);
+static unsigned long waits_generation;
+static pthread_once_t waits_atfork_once = PTHREAD_ONCE_INIT;
+
+static void waits_atfork_prepare(void)
+{
+	pthread_mutex_lock(&waits_lock);
+}
+
+static void waits_atfork_parent(void)
+{
+	pthread_mutex_unlock(&waits_lock);
+}
+
+static void waits_atfork_child(void)
+{
+	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+
+	/* Only the forking thread exists here, and it was not waiting. */
+	ksync_init_list_head(&unreg_waits);
+	memcpy(&waits_lock, &fresh, sizeof(fresh));
+}
+
+static void waits_atfork_register(void)
+{
+	pthread_atfork(waits_atfork_prepare, waits_atfork_parent, waits_atfork_child);
+}
+
+static bool wait_is_calling(const struct unreg_wait *w, const struct ksync_shrinker_node *node)
+{
+	for (int i = 0; i < w->nr_calling; i++)
+		if (w->calling[i] == node)
+			return true;
+	return false;
+}
+
+/* Under waits_lock: does waiting for @node lead, through waiting threads, back to @self? */
+static bool wait_reaches(const struct unreg_wait *self, const struct ksync_shrinker_node *node,
+			 unsigned long gen)
+{
+	struct unreg_wait *w;
+
+	if (wait_is_calling(self, node))
+		return true;
+	ksync_list_for_each_entry(w, &unreg_waits, link) {
+		if (w == self || w->visited == gen || !wait_is_calling(w, node))
+			continue;
+		w->visited = gen; /* each waiting thread is followed once: depth <= their number */
+		if (wait_reaches(self, w->waits_for, gen))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Publish that this thread, inside a callback, waits for @node. Return false,
+ * publishing nothing, if that wait would close a cycle.
+ */
+static bool unreg_wait_publish(struct unreg_wait *me, const struct ksync_shrinker_node *node)
+{
+	bool cycle;
+
+	pthread_once(&waits_atfork_once, waits_atfork_register);
+	me->waits_for = node;
+	me->nr_calling = ksync_min(tls_depth, CALL_DEPTH_MAX);
+	for (int i = 0; i < me->nr_calling; i++)
+		me->calling[i] = tls_calling[i];
+	me->visited = 0;
+	pthread_mutex_lock(&waits_lock);
+	cycle = wait_reaches(me, node, ++waits_generation);
+	if (!cycle)
+		ksync_list_add(&me->link, &unreg_waits);
+	pthread_mutex_unlock(&waits_lock);
+	return !cycle;
+}
+
+static void unreg_wait_done(struct unreg_wait *me)
+{
+	pthread_mutex_lock(&waits_lock);
+	ksync_list_del(&me->link);
+	pthread_mutex_unlock(&waits_lock);
+}
+
+/* ------------------------------------------------------------------------ */
 /* References                                                               */
 
 static KSYNC_ALWAYS_INLINE bool node_try_get(struct ksync_shrinker_node *node)
@@ -353,6 +496,55 @@ static KSYNC_ALWAYS_INLINE void node_put(struct ksync_shrinker_node *node)
 static KSYNC_ALWAYS_INLINE bool group_alive(const struct ksync_shrinker_group *g)
 {
 	return !KSYNC_READ_ONCE(g->dead); /* D1 */
+}
+
+/*
+ * Leave the read section *@idx for a waiting writer and enter a new one,
+ * keeping @g valid across the gap; false if @g is being destroyed (the
+ * caller then ends the walk: no access to @g after that but the unlock).
+ *
+ * A group walk holds no reference on its group, and the grace period of
+ * ksync_shrinker_group_destroy() waits only for read sections, not for a
+ * walker between two of them. So the walker announces itself in ->parked
+ * inside the section it leaves (P1: a plain increment; the grace period
+ * that destroy waits for after setting ->dead orders it before destroy's
+ * read, as it does every access of a section it waits for), and withdraws
+ * inside the next section after reading ->dead (P2: fully ordered, pairs
+ * with the acquire read in group_wait_parked()). Destroy waits for ->parked
+ * to reach zero before it frees anything, so the walker's new section, whose
+ * grace period the free waits for (call_srcu), always finds @g in memory.
+ * A walker that sees ->dead == 0 in the new section began it before
+ * destroy's grace period (SRCU: a later section would see ->dead), so that
+ * grace period waits for it; only one that sees ->dead == 1 may be the last
+ * thing destroy waits for, and it wakes destroy.
+ */
+static bool group_resume_after_gap(struct ksync_shrinker_group *g, int *idx)
+{
+	struct ksync_shrinker_registry *reg = g->reg;
+	bool alive;
+
+	ksync_atomic_inc(&g->parked); /* P1 */
+	ksync_srcu_read_unlock(&reg->srcu, *idx);
+	yield_point(KSYNC_SHRINKER_YP_SECTION_DROPPED);
+	*idx = ksync_srcu_read_lock(&reg->srcu);
+	alive = group_alive(g);
+	/* P2: pairs with the acquire in group_wait_parked(). */
+	if (ksync_atomic_dec_and_test(&g->parked) && !alive)
+		futex_wake_all(&g->parked);
+	return alive;
+}
+
+/* Destroy, after its grace period: wait until no walker of @g is between two sections. */
+static void group_wait_parked(struct ksync_shrinker_group *g)
+{
+	for (;;) {
+		/* Acquire: pairs with P2 in group_resume_after_gap(). */
+		int v = ksync_atomic_read_acquire(&g->parked);
+
+		if (!v)
+			return;
+		futex_wait(&g->parked, v);
+	}
 }
 
 /* ------------------------------------------------------------------------ */
@@ -707,6 +899,7 @@ static struct ksync_shrinker_node *node_prepare(struct ksync_shrinker_registry *
 
 	s->flags = flags;
 	s->id = node->id;
+	s->reg = reg;
 	s->node = node;
 	return node;
 }
@@ -880,7 +1073,29 @@ static int do_unregister(struct ksync_shrinker_node *node)
 	}
 	node_put(node); /* the initial reference */
 	yield_point(KSYNC_SHRINKER_YP_UNREG_BEFORE_WAIT);
-	completion_wait(&node->done);
+	if (tls_depth > 0) {
+		struct unreg_wait me;
+
+		if (!unreg_wait_publish(&me, node)) {
+			/*
+			 * Back out. A thread of the cycle is inside a callback
+			 * of @node, holding a reference, and cannot return
+			 * before we do: the count is at least 1, so it has not
+			 * reached zero (the completion has not fired) and
+			 * taking the initial reference back is safe.
+			 */
+			ksync_atomic_inc(&node->refcount);
+			ksync_atomic_set(&node->state, NODE_REGISTERED);
+			KSYNC_WARN(1, "unregister: shrinker callbacks unregister each other in a cycle "
+				      "(would deadlock); this one is refused");
+			return -EDEADLK;
+		}
+		yield_point(KSYNC_SHRINKER_YP_UNREG_WAIT_CHECKED);
+		completion_wait(&node->done);
+		unreg_wait_done(&me);
+	} else {
+		completion_wait(&node->done);
+	}
 	yield_point(KSYNC_SHRINKER_YP_UNREG_AFTER_WAIT);
 	pthread_mutex_lock(&reg->mutex);
 	ksync_list_del_rcu(&node->list);
@@ -935,8 +1150,14 @@ int ksync_unregister_shrinker(struct ksync_shrinker *s)
 	ret = do_unregister(node);
 	if (ret)
 		return ret;
-	/* No walker will dereference @s again: give the caller its struct back. */
+	/*
+	 * No walker will dereference @s again: give the caller its struct back.
+	 * Debug calls look @s->node up inside a read section; the node is
+	 * queued for freeing (call_srcu) only after this store, so a debug call
+	 * either sees NULL or a node that outlives its section.
+	 */
 	KSYNC_WRITE_ONCE(s->node, NULL);
+	KSYNC_WRITE_ONCE(s->reg, NULL);
 	s->id = -1;
 	node_release(node);
 	return 0;
@@ -954,17 +1175,12 @@ void ksync_free_prealloced_shrinker(struct ksync_shrinker *s)
 	if (KSYNC_WARN(ksync_atomic_read(&node->state) != NODE_PREPARED,
 		       "ksync_free_prealloced_shrinker: shrinker is registered; unregister it"))
 		return;
-	s->node = NULL;
+	KSYNC_WRITE_ONCE(s->node, NULL);
+	KSYNC_WRITE_ONCE(s->reg, NULL);
 	s->id = -1;
 	node_release(node);
 }
 
-const char *ksync_shrinker_name(const struct ksync_shrinker *s)
-{
-	struct ksync_shrinker_node *node = node_of(s);
-
-	return node ? node->name : "";
-}
 
 /* ------------------------------------------------------------------------ */
 /* Groups                                                                   */
@@ -1063,6 +1279,9 @@ int ksync_shrinker_group_destroy(struct ksync_shrinker_group *g)
 	 */
 	yield_point(KSYNC_SHRINKER_YP_GROUP_BEFORE_WAIT);
 	ksync_synchronize_srcu(&reg->srcu);
+	/* And the walks that left their section for a writer: see group_resume_after_gap(). */
+	yield_point(KSYNC_SHRINKER_YP_GROUP_WAIT_WALKERS);
+	group_wait_parked(g);
 
 	pthread_mutex_lock(&reg->mutex);
 	ksync_list_del(&g->dying);
@@ -1351,9 +1570,7 @@ static unsigned long shrink_slab_group(struct ksync_shrinker_group *g, int nid, 
 next:
 			if (ksync_unlikely(ksync_srcu_gp_pending(&reg->srcu))) {
 				/* A writer waits: resume at the next id in a fresh section. */
-				ksync_srcu_read_unlock(&reg->srcu, idx);
-				idx = ksync_srcu_read_lock(&reg->srcu);
-				if (!group_alive(g))
+				if (!group_resume_after_gap(g, &idx))
 					goto out; /* its counters now belong to the parent */
 				m = ksync_srcu_dereference(g->maps[nid], &reg->srcu);
 				sm = ksync_srcu_dereference(SUMMARY(g, nid), &reg->srcu);
@@ -1426,76 +1643,133 @@ static ksync_atomic_long_t *deferred_slot(struct ksync_shrinker_node *node,
 	return ksync_sized_map_data(m, (unsigned int)node->id);
 }
 
-static int debug_check(struct ksync_shrinker *s, struct ksync_shrinker_group *group, int nid,
-		       struct ksync_shrinker_node **nodep)
+/*
+ * The debug calls and their record lookup. A caller-owned shrinker may be
+ * unregistered (and registered again, perhaps on a recycled record) while a
+ * debug call runs, so @s->node is read only inside a read section of the
+ * registry: ksync_unregister_shrinker() clears @s->node before the record
+ * is queued for freeing through call_srcu, so a record found inside a
+ * section is neither freed nor recycled for another shrinker before that
+ * section ends. The registry itself is found through @s->reg, which stays
+ * set while @s is prepared or registered.
+ */
+struct debug_ref {
+	struct ksync_shrinker_registry *reg;
+	struct ksync_shrinker_node *node;
+	int idx;
+};
+
+/*
+ * Enter @s's registry's section and find @s's record; on error no section is
+ * held. Refused from a shrinker callback unless @any_context.
+ */
+static int debug_enter(const struct ksync_shrinker *s, struct ksync_shrinker_group *group,
+		       int nid, bool any_context, struct debug_ref *d)
 {
 	struct ksync_shrinker_node *node;
+	int err = -ENOENT;
 
-	if (!s || !KSYNC_READ_ONCE(s->node))
+	d->reg = s ? KSYNC_READ_ONCE(s->reg) : NULL;
+	if (!d->reg)
 		return -ENOENT;
-	node = node_of(s);
-	if (KSYNC_WARN(!node, "shrinker debug: foreign shrinker"))
-		return -EINVAL;
-	if (KSYNC_WARN(nid < 0 || nid >= node->reg->nr_nodes, "shrinker debug: bad nid"))
-		return -EINVAL;
-	if (KSYNC_WARN(group && group->reg != node->reg, "shrinker debug: group of another registry"))
-		return -EINVAL;
-	if (KSYNC_WARN(tls_depth > 0, "shrinker debug: called from a shrinker callback"))
+	if (!any_context && KSYNC_WARN(tls_depth > 0, "shrinker debug: called from a shrinker callback"))
 		return -EDEADLK;
-	*nodep = node;
+	d->idx = ksync_srcu_read_lock(&d->reg->srcu);
+	node = KSYNC_READ_ONCE(s->node);
+	if (!node)
+		goto fail; /* not (or no longer) prepared */
+	if (KSYNC_WARN(node->magic != NODE_MAGIC || node->shrinker != s || node->reg != d->reg,
+		       "shrinker debug: foreign shrinker")) {
+		err = -EINVAL;
+		goto fail;
+	}
+	if (KSYNC_WARN(nid < 0 || nid >= d->reg->nr_nodes, "shrinker debug: bad nid") ||
+	    KSYNC_WARN(group && group->reg != d->reg, "shrinker debug: group of another registry")) {
+		err = -EINVAL;
+		goto fail;
+	}
+	d->node = node;
+	yield_point(KSYNC_SHRINKER_YP_DEBUG_FOUND);
 	return 0;
+fail:
+	ksync_srcu_read_unlock(&d->reg->srcu, d->idx);
+	return err;
+}
+
+static void debug_exit(struct debug_ref *d)
+{
+	ksync_srcu_read_unlock(&d->reg->srcu, d->idx);
+}
+
+const char *ksync_shrinker_name(const struct ksync_shrinker *s)
+{
+	struct debug_ref d;
+	const char *name;
+
+	if (debug_enter(s, NULL, 0, true, &d))
+		return "";
+	name = d.node->name;
+	debug_exit(&d);
+	return name;
 }
 
 long ksync_shrinker_debug_count(struct ksync_shrinker *s, struct ksync_shrinker_group *group, int nid)
 {
-	struct ksync_shrinker_node *node;
-	long ret;
-	int err = debug_check(s, group, nid, &node);
+	struct debug_ref d;
+	long ret = -ENOENT;
+	int err = debug_enter(s, group, nid, false, &d);
 
 	if (err)
 		return err;
-	if (!node_try_get(node))
-		return -ENOENT;
-	struct ksync_shrink_control sc = { .nid = nid, .group = group };
-	unsigned long c = call_count(node, &sc);
-	ret = (c == KSYNC_SHRINK_EMPTY || c > KSYNC_SHRINKER_MAX_OBJECTS) ? 0 : (long)c;
-	node_put(node);
+	if (node_try_get(d.node)) {
+		struct ksync_shrink_control sc = { .nid = nid, .group = group };
+		unsigned long c = call_count(d.node, &sc);
+
+		ret = (c == KSYNC_SHRINK_EMPTY || c > KSYNC_SHRINKER_MAX_OBJECTS) ? 0 : (long)c;
+		node_put(d.node);
+	}
+	debug_exit(&d);
 	return ret;
 }
 
 long ksync_shrinker_debug_scan(struct ksync_shrinker *s, struct ksync_shrinker_group *group,
 			       int nid, unsigned long nr_to_scan)
 {
-	struct ksync_shrinker_node *node;
-	long ret;
-	int err = debug_check(s, group, nid, &node);
+	struct debug_ref d;
+	long ret = -ENOENT;
+	int err = debug_enter(s, group, nid, false, &d);
 
 	if (err)
 		return err;
-	if (!node_try_get(node))
-		return -ENOENT;
-	struct ksync_shrink_control sc = { .nid = nid, .group = group, .nr_to_scan = nr_to_scan,
-					   .nr_scanned = nr_to_scan };
-	unsigned long r = call_scan(node, &sc);
-	ret = (r == KSYNC_SHRINK_STOP) ? 0 : (long)ksync_min(r, nr_to_scan);
-	node_put(node);
+	if (node_try_get(d.node)) {
+		struct ksync_shrink_control sc = { .nid = nid, .group = group,
+						   .nr_to_scan = nr_to_scan, .nr_scanned = nr_to_scan };
+		unsigned long r = call_scan(d.node, &sc);
+
+		ret = (r == KSYNC_SHRINK_STOP) ? 0 : (long)ksync_min(r, nr_to_scan);
+		node_put(d.node);
+	}
+	debug_exit(&d);
 	return ret;
 }
 
 int ksync_shrinker_debug_show(struct ksync_shrinker *s, FILE *out)
 {
-	struct ksync_shrinker_node *node;
 	struct ksync_shrinker_group *g;
-	int lines = 0, err = debug_check(s, NULL, 0, &node), idx;
+	struct ksync_shrinker_node *node;
 	struct ksync_shrinker_registry *reg;
+	struct debug_ref d;
+	int lines = 0, err = debug_enter(s, NULL, 0, false, &d);
 
 	if (err)
 		return err;
-	reg = node->reg;
-	if (!node_try_get(node))
+	node = d.node;
+	reg = d.reg;
+	if (!node_try_get(node)) {
+		debug_exit(&d);
 		return -ENOENT;
+	}
 	fprintf(out, "%s %d\n", node->name, node->id);
-	idx = ksync_srcu_read_lock(&reg->srcu);
 	if (!(node->flags & KSYNC_SHRINKER_MEMCG_AWARE)) {
 		fprintf(out, "global");
 		for (int nid = 0; nid < reg->nr_nodes; nid++) {
@@ -1525,42 +1799,40 @@ int ksync_shrinker_debug_show(struct ksync_shrinker *s, FILE *out)
 			lines++;
 		}
 	}
-	ksync_srcu_read_unlock(&reg->srcu, idx);
 	node_put(node);
+	debug_exit(&d);
 	return lines;
 }
 
 long ksync_shrinker_deferred(struct ksync_shrinker *s, struct ksync_shrinker_group *group, int nid)
 {
-	struct ksync_shrinker_node *node;
+	struct debug_ref d;
 	ksync_atomic_long_t *c;
 	long ret = -ENOENT;
-	int err = debug_check(s, group, nid, &node), idx;
+	int err = debug_enter(s, group, nid, false, &d);
 
 	if (err)
 		return err;
-	idx = ksync_srcu_read_lock(&node->reg->srcu);
-	c = deferred_slot(node, group, nid);
+	c = deferred_slot(d.node, group, nid);
 	if (c)
 		ret = ksync_atomic_long_read(c);
-	ksync_srcu_read_unlock(&node->reg->srcu, idx);
+	debug_exit(&d);
 	return ret;
 }
 
 int ksync_shrinker_add_deferred(struct ksync_shrinker *s, struct ksync_shrinker_group *group,
 				int nid, long nr)
 {
-	struct ksync_shrinker_node *node;
+	struct debug_ref d;
 	ksync_atomic_long_t *c;
-	int err = debug_check(s, group, nid, &node), idx;
+	int err = debug_enter(s, group, nid, false, &d);
 
 	if (err)
 		return err;
-	idx = ksync_srcu_read_lock(&node->reg->srcu);
-	c = deferred_slot(node, group, nid);
+	c = deferred_slot(d.node, group, nid);
 	if (c)
 		ksync_atomic_long_add(nr, c);
-	ksync_srcu_read_unlock(&node->reg->srcu, idx);
+	debug_exit(&d);
 	return c ? 0 : -ENOENT;
 }
 
@@ -1601,4 +1873,10 @@ void ksync_shrinker_deferred_total(struct ksync_shrinker_registry *reg,
 	out->orphaned = ksync_atomic_long_read(&reg->orphaned);
 	out->retired = ksync_atomic_long_read(&reg->retired);
 	pthread_mutex_unlock(&reg->mutex);
+}
+
+struct ksync_srcu_struct *ksync_shrinker_registry_srcu(struct ksync_shrinker_registry *reg)
+{
+	reg = reg_or_default(reg);
+	return reg ? &reg->srcu : NULL;
 }

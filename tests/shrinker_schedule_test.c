@@ -1,0 +1,437 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Regression tests of the shrinker registry with forced schedules.
+ *
+ * Each test drives the threads into the one interleaving that broke a
+ * promise, through the registry's yield hook (<ksync/shrinker_testing.h>)
+ * and conditions the registry itself makes true (a grace period waiting for
+ * a reader, a thread inside a read section), never through sleeps or luck:
+ *
+ *  - debug_count_races_unregister_and_recycle: a debug call on a
+ *    caller-owned shrinker that is unregistered, its record freed and
+ *    recycled for another shrinker meanwhile, must answer -ENOENT, never
+ *    the other shrinker's count (it used to read the record outside any
+ *    read section);
+ *  - group_destroy_waits_for_walker_between_sections: a group walk that
+ *    left its read section for a waiting writer must not find its group
+ *    freed when it comes back (destroy used to free it under the walker);
+ *  - mutual_unregister_from_callbacks: callbacks that unregister each other
+ *    (two or three in a ring) must not hang: the thread that closes the
+ *    cycle gets -EDEADLK and a report, the others complete;
+ *  - debug_calls_during_register_churn: the same debug race, free-running,
+ *    with a count of false reports (must be 0).
+ *
+ * A watchdog turns a hang into a failure with a message.
+ */
+#define _GNU_SOURCE
+#include <ksync/shrinker.h>
+#include <ksync/shrinker_testing.h>
+#include <ksync/srcu.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ktest.h"
+
+/* ------------------------------------------------------------------------ */
+/* Small tools                                                              */
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	static const char msg[] = "shrinker_schedule_test: watchdog: the test hangs (deadlock)\n";
+	(void)!write(2, msg, sizeof(msg) - 1);
+	_exit(2);
+}
+
+/* KTEST_WATCHDOG_SECONDS overrides @seconds (to see a hang fail fast). */
+static void watchdog(unsigned seconds)
+{
+	const char *env = getenv("KTEST_WATCHDOG_SECONDS");
+
+	signal(SIGALRM, on_alarm);
+	alarm(env && atoi(env) > 0 ? (unsigned)atoi(env) : seconds);
+}
+
+static void set_flag(int *f)
+{
+	__atomic_store_n(f, 1, __ATOMIC_SEQ_CST);
+}
+
+static int get_flag(const int *f)
+{
+	return __atomic_load_n(f, __ATOMIC_SEQ_CST);
+}
+
+/* Wait for a condition another thread makes true (no time bound: the watchdog has it). */
+#define WAIT_UNTIL(cond)                                                       \
+	do {                                                                   \
+		while (!(cond))                                                \
+			sched_yield();                                         \
+	} while (0)
+
+/* The role of the calling thread in the current test, for the yield hook. */
+enum role { ROLE_NONE, ROLE_DEBUG, ROLE_WALKER, ROLE_DESTROYER };
+static _Thread_local enum role my_role;
+
+static unsigned long count_const(struct ksync_shrinker *s, struct ksync_shrink_control *sc)
+{
+	(void)sc;
+	return (unsigned long)(uintptr_t)s->private_data;
+}
+
+static unsigned long scan_none(struct ksync_shrinker *s, struct ksync_shrink_control *sc)
+{
+	(void)s;
+	(void)sc;
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Debug call vs unregister + record recycling                              */
+
+struct debug_race {
+	struct ksync_shrinker_registry *reg;
+	struct ksync_shrinker s1, s2;
+	int found, mutator_done;
+	long result;
+};
+
+static struct debug_race *dr;
+
+static void debug_race_hook(int point, void *arg)
+{
+	struct ksync_srcu_struct *srcu = arg;
+
+	if (point != KSYNC_SHRINKER_YP_DEBUG_FOUND || my_role != ROLE_DEBUG || get_flag(&dr->found))
+		return;
+	set_flag(&dr->found);
+	/*
+	 * Let the mutator unregister s1, free its record and register s2 as far
+	 * as the registry allows: when this thread is inside the registry's read
+	 * section, the mutator's grace period must wait for it (wait until it
+	 * does); when not, nothing stops the mutator (wait until it is done).
+	 */
+	if (ksync_srcu_read_lock_held(srcu))
+		WAIT_UNTIL(ksync_srcu_gp_pending(srcu));
+	else
+		WAIT_UNTIL(get_flag(&dr->mutator_done));
+}
+
+static void *debug_caller(void *arg)
+{
+	(void)arg;
+	my_role = ROLE_DEBUG;
+	dr->result = ksync_shrinker_debug_count(&dr->s1, NULL, 0);
+	return NULL;
+}
+
+static void *debug_mutator(void *arg)
+{
+	struct ksync_srcu_struct *srcu = arg;
+
+	KASSERT(ksync_unregister_shrinker(&dr->s1) == 0);
+	/* Queue s1's record for freeing, wait for the free, then reuse it. */
+	KASSERT(ksync_synchronize_shrinkers(dr->reg) == 0);
+	ksync_srcu_barrier(srcu);
+	KASSERT(ksync_register_shrinker(dr->reg, &dr->s2, "s2") == 0);
+	set_flag(&dr->mutator_done);
+	return NULL;
+}
+
+KTEST(debug_count_races_unregister_and_recycle)
+{
+	struct debug_race r = { .reg = ksync_shrinker_registry_create(1) };
+	struct ksync_srcu_struct *srcu = ksync_shrinker_registry_srcu(r.reg);
+	pthread_t d, m;
+
+	watchdog(60);
+	dr = &r;
+	r.s1 = (struct ksync_shrinker){ .count_objects = count_const, .scan_objects = scan_none,
+					.private_data = (void *)111 };
+	r.s2 = (struct ksync_shrinker){ .count_objects = count_const, .scan_objects = scan_none,
+					.private_data = (void *)222 };
+	KCHECK_EQ(ksync_register_shrinker(r.reg, &r.s1, "s1"), 0);
+	KCHECK_EQ(ksync_shrinker_debug_count(&r.s1, NULL, 0), 111);
+	unsigned long w = ksync_warn_count;
+	ksync_shrinker_set_yield_hook(debug_race_hook, srcu);
+	pthread_create(&d, NULL, debug_caller, NULL);
+	WAIT_UNTIL(get_flag(&r.found));
+	pthread_create(&m, NULL, debug_mutator, srcu);
+	pthread_join(d, NULL);
+	pthread_join(m, NULL);
+	ksync_shrinker_set_yield_hook(NULL, NULL);
+	/* s1 was unregistered while the call ran: -ENOENT, never s2's 222. */
+	KCHECK_EQ(r.result, -ENOENT);
+	KCHECK_EQ(ksync_warn_count, w);
+	KCHECK_EQ(ksync_shrinker_debug_count(&r.s1, NULL, 0), -ENOENT);
+	KCHECK_EQ(ksync_shrinker_debug_count(&r.s2, NULL, 0), 222);
+	KCHECK_EQ(ksync_unregister_shrinker(&r.s2), 0);
+	KCHECK_EQ(ksync_shrinker_registry_destroy(r.reg), 0);
+	alarm(0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Group walk between two read sections vs group destroy                    */
+
+struct group_race {
+	struct ksync_shrinker_registry *reg;
+	struct ksync_srcu_struct *srcu;
+	struct ksync_shrinker_group *g;
+	int in_count, parked, destroyer_waits_walkers, destroy_returned;
+	int resumed_after_free; /* the walker came back to a group destroy had freed */
+	int destroy_ret;
+};
+
+static struct group_race *gr;
+
+static unsigned long count_then_hold(struct ksync_shrinker *s, struct ksync_shrink_control *sc)
+{
+	(void)s;
+	(void)sc;
+	if (my_role == ROLE_WALKER && !get_flag(&gr->in_count)) {
+		set_flag(&gr->in_count);
+		/* Inside the walk's section: destroy's grace period waits for us. */
+		WAIT_UNTIL(ksync_srcu_gp_pending(gr->srcu));
+	}
+	return KSYNC_SHRINK_EMPTY;
+}
+
+static void group_race_hook(int point, void *arg)
+{
+	(void)arg;
+	if (point == KSYNC_SHRINKER_YP_GROUP_WAIT_WALKERS && my_role == ROLE_DESTROYER) {
+		set_flag(&gr->destroyer_waits_walkers);
+		return;
+	}
+	if (point != KSYNC_SHRINKER_YP_SECTION_DROPPED || my_role != ROLE_WALKER ||
+	    get_flag(&gr->parked))
+		return;
+	set_flag(&gr->parked);
+	/*
+	 * Between two sections. Let destroy go as far as it can: until it waits
+	 * for this walker, or until it returns; then let its queued frees run.
+	 */
+	WAIT_UNTIL(get_flag(&gr->destroyer_waits_walkers) || get_flag(&gr->destroy_returned));
+	if (get_flag(&gr->destroy_returned)) {
+		ksync_srcu_barrier(gr->srcu); /* the group's memory is freed now */
+		set_flag(&gr->resumed_after_free);
+	}
+}
+
+static void *group_walker(void *arg)
+{
+	(void)arg;
+	my_role = ROLE_WALKER;
+	ksync_shrink_slab(gr->reg, 0, gr->g, 0);
+	return NULL;
+}
+
+static void *group_destroyer(void *arg)
+{
+	(void)arg;
+	my_role = ROLE_DESTROYER;
+	gr->destroy_ret = ksync_shrinker_group_destroy(gr->g);
+	set_flag(&gr->destroy_returned);
+	return NULL;
+}
+
+KTEST(group_destroy_waits_for_walker_between_sections)
+{
+	struct group_race r = { .reg = ksync_shrinker_registry_create(1) };
+	pthread_t w, d;
+
+	watchdog(60);
+	gr = &r;
+	r.srcu = ksync_shrinker_registry_srcu(r.reg);
+	r.g = ksync_shrinker_group_create(r.reg, NULL);
+	struct ksync_shrinker *a = ksync_shrinker_alloc(r.reg, KSYNC_SHRINKER_MEMCG_AWARE, "a");
+	struct ksync_shrinker *b = ksync_shrinker_alloc(r.reg, KSYNC_SHRINKER_MEMCG_AWARE, "b");
+	a->count_objects = count_then_hold;
+	a->scan_objects = scan_none;
+	b->count_objects = count_const;
+	b->scan_objects = scan_none;
+	KCHECK_EQ(ksync_shrinker_register(a), 0);
+	KCHECK_EQ(ksync_shrinker_register(b), 0);
+	KCHECK_EQ(ksync_set_shrinker_bit(r.g, 0, a->id), 0);
+	KCHECK_EQ(ksync_set_shrinker_bit(r.g, 0, b->id), 0);
+
+	ksync_shrinker_set_yield_hook(group_race_hook, NULL);
+	pthread_create(&w, NULL, group_walker, NULL);
+	WAIT_UNTIL(get_flag(&r.in_count));
+	pthread_create(&d, NULL, group_destroyer, NULL);
+	pthread_join(w, NULL);
+	pthread_join(d, NULL);
+	ksync_shrinker_set_yield_hook(NULL, NULL);
+
+	KCHECK(get_flag(&r.parked)); /* the schedule happened */
+	KCHECK_EQ(get_flag(&r.resumed_after_free), 0);
+	KCHECK_EQ(r.destroy_ret, 0);
+	KCHECK_EQ(ksync_shrinker_free(a), 0);
+	KCHECK_EQ(ksync_shrinker_free(b), 0);
+	KCHECK_EQ(ksync_shrinker_registry_destroy(r.reg), 0);
+	alarm(0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Callbacks that unregister each other                                     */
+
+enum { RING_MAX = 3 };
+
+struct ring {
+	int n;
+	struct ksync_shrinker s[RING_MAX];
+	int inside[RING_MAX];
+	int ret[RING_MAX];
+};
+
+static struct ring *rg;
+
+/* Shrinker i's scan: wait until every shrinker of the ring is being called, then unregister i+1. */
+static unsigned long scan_unregister_next(struct ksync_shrinker *s, struct ksync_shrink_control *sc)
+{
+	int i = (int)(s - rg->s);
+
+	(void)sc;
+	set_flag(&rg->inside[i]);
+	for (int k = 0; k < rg->n; k++)
+		WAIT_UNTIL(get_flag(&rg->inside[k]));
+	rg->ret[i] = ksync_unregister_shrinker(&rg->s[(i + 1) % rg->n]);
+	return 0;
+}
+
+static void *ring_caller(void *arg)
+{
+	struct ksync_shrinker *s = arg;
+
+	KASSERT(ksync_shrinker_debug_scan(s, NULL, 0, 1) == 0);
+	return NULL;
+}
+
+static void run_ring(int n)
+{
+	struct ksync_shrinker_registry *reg = ksync_shrinker_registry_create(1);
+	struct ring r = { .n = n };
+	pthread_t t[RING_MAX];
+	int deadlk = 0, ok = 0;
+
+	watchdog(60);
+	rg = &r;
+	for (int i = 0; i < n; i++) {
+		r.s[i] = (struct ksync_shrinker){ .count_objects = count_const,
+						  .scan_objects = scan_unregister_next,
+						  .private_data = (void *)1 };
+		KCHECK_EQ(ksync_register_shrinker(reg, &r.s[i], "ring%d", i), 0);
+	}
+	unsigned long w = ksync_warn_count;
+	for (int i = 0; i < n; i++)
+		pthread_create(&t[i], NULL, ring_caller, &r.s[i]);
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	for (int i = 0; i < n; i++) {
+		deadlk += r.ret[i] == -EDEADLK;
+		ok += r.ret[i] == 0;
+	}
+	/* The thread that closed the cycle backs out; the others complete. */
+	KCHECK_EQ(deadlk, 1);
+	KCHECK_EQ(ok, n - 1);
+	KCHECK(ksync_warn_count > w);
+	/* The one whose unregister was refused is still registered and works. */
+	int left = 0;
+	for (int i = 0; i < n; i++) {
+		if (ksync_shrinker_debug_count(&r.s[i], NULL, 0) == 1) {
+			left++;
+			KCHECK_EQ(ksync_unregister_shrinker(&r.s[i]), 0);
+		}
+	}
+	KCHECK_EQ(left, 1);
+	KCHECK_EQ(ksync_shrinker_registry_destroy(reg), 0);
+	alarm(0);
+}
+
+KTEST(mutual_unregister_from_callbacks)
+{
+	run_ring(2);
+}
+
+KTEST(unregister_ring_of_three_callbacks)
+{
+	run_ring(3);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Free-running: debug calls while the shrinker is unregistered and registered again */
+
+struct churn {
+	struct ksync_shrinker_registry *reg;
+	struct ksync_shrinker s;
+	int stop;
+	long calls, einval, other;
+};
+
+static void *churn_debug(void *arg)
+{
+	struct churn *c = arg;
+
+	while (!get_flag(&c->stop)) {
+		long r1 = ksync_shrinker_debug_count(&c->s, NULL, 0);
+		long r2 = ksync_shrinker_debug_scan(&c->s, NULL, 0, 1);
+
+		for (int k = 0; k < 2; k++) {
+			long r = k ? r2 : r1;
+			if (r == -EINVAL)
+				c->einval++;
+			else if (r != -ENOENT && r != (k ? 0 : 7))
+				c->other++;
+		}
+		c->calls += 2;
+	}
+	return NULL;
+}
+
+KTEST(debug_calls_during_register_churn)
+{
+	struct churn c = { .reg = ksync_shrinker_registry_create(1) };
+	struct ksync_shrinker other[4];
+	pthread_t t;
+	double end = ktest_now() + ktest_seconds(1.0);
+	unsigned long w = ksync_warn_count;
+
+	c.s = (struct ksync_shrinker){ .count_objects = count_const, .scan_objects = scan_none,
+				       .private_data = (void *)7 };
+	pthread_create(&t, NULL, churn_debug, &c);
+	long rounds = 0;
+	while (ktest_now() < end || rounds < 1000) {
+		KASSERT(ksync_register_shrinker(c.reg, &c.s, "churn") == 0);
+		/* Other shrinkers take recycled records in between. */
+		for (int i = 0; i < 4; i++) {
+			other[i] = (struct ksync_shrinker){ .count_objects = count_const,
+							    .scan_objects = scan_none,
+							    .private_data = (void *)99 };
+			KASSERT(ksync_register_shrinker(c.reg, &other[i], "o") == 0);
+		}
+		KASSERT(ksync_unregister_shrinker(&c.s) == 0);
+		for (int i = 0; i < 4; i++)
+			KASSERT(ksync_unregister_shrinker(&other[i]) == 0);
+		if (++rounds % 64 == 0)
+			ksync_synchronize_shrinkers(c.reg); /* frees, so records recycle */
+	}
+	set_flag(&c.stop);
+	pthread_join(t, NULL);
+	printf("  %ld rounds, %ld debug calls\n", rounds, c.calls);
+	KCHECK_EQ(c.einval, 0);
+	KCHECK_EQ(c.other, 0);
+	KCHECK_EQ(ksync_warn_count, w);
+	KCHECK_EQ(ksync_shrinker_registry_destroy(c.reg), 0);
+}
+
+int main(int argc, char **argv)
+{
+	return ktest_run(argc, argv);
+}
