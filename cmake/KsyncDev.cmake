@@ -9,6 +9,20 @@ add_library(ksync_dev_flags INTERFACE)
 target_compile_options(ksync_dev_flags INTERFACE -Wall -Wextra -Werror)
 target_compile_features(ksync_dev_flags INTERFACE c_std_11 cxx_std_17)
 
+# KSYNC_ATOMICS: the atomics back-end of ksync's own executables. "ck" is
+# Concurrency Kit's inline assembly (what users get by default); "builtins"
+# maps the layer onto __atomic builtins (KSYNC_ATOMIC_BUILTINS), the only one
+# AddressSanitizer and ThreadSanitizer can see into: an access through CK's
+# assembly is invisible to them. The thread sanitizer always uses builtins.
+set(KSYNC_ATOMICS "ck" CACHE STRING "Atomics back-end of ksync's own executables: ck or builtins")
+set_property(CACHE KSYNC_ATOMICS PROPERTY STRINGS ck builtins)
+if(NOT KSYNC_ATOMICS MATCHES "^(ck|builtins)$")
+  message(FATAL_ERROR "KSYNC_ATOMICS must be ck or builtins, not '${KSYNC_ATOMICS}'")
+endif()
+if(KSYNC_ATOMICS STREQUAL "builtins" AND NOT KSYNC_SANITIZE STREQUAL "thread")
+  target_compile_definitions(ksync_dev_flags INTERFACE KSYNC_ATOMIC_BUILTINS=1)
+endif()
+
 if(KSYNC_SANITIZE STREQUAL "thread")
   # TSan understands neither CK's inline assembly nor volatile accesses:
   # switch the atomics layer to __atomic builtins.

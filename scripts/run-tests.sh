@@ -2,7 +2,9 @@
 # The whole ksync test suite, from a fresh Debian 12 machine (run as root):
 #   1. gcc, Release: every test but the long stress runs, plus header
 #      hygiene, the spin models and the benchmark smoke runs;
-#   2. clang with AddressSanitizer + UndefinedBehaviorSanitizer: every test;
+#   2. clang with AddressSanitizer + UndefinedBehaviorSanitizer, atomics on
+#      __atomic builtins (ASan cannot see accesses made through CK's inline
+#      assembly; stage 1 keeps the CK back-end tested): every test;
 #   3. clang with ThreadSanitizer, atomics on __atomic builtins: the
 #      concurrent tests (no suppressions).
 # Closes with "N passed, N failed" over all three builds.
@@ -50,7 +52,7 @@ for s in $stages; do
 		CC=gcc CXX=g++ run_stage gcc "-LE stress" -DCMAKE_BUILD_TYPE=Release ;;
 	asan)
 		CC=clang CXX=clang++ run_stage asan "-LE stress|hygiene|model|bench" \
-			-DCMAKE_BUILD_TYPE=RelWithDebInfo -DKSYNC_SANITIZE=address,undefined -DKSYNC_BUILD_BENCH=OFF ;;
+			-DCMAKE_BUILD_TYPE=RelWithDebInfo -DKSYNC_SANITIZE=address,undefined -DKSYNC_ATOMICS=builtins -DKSYNC_BUILD_BENCH=OFF ;;
 	tsan)
 		CC=clang CXX=clang++ run_stage tsan "-L concurrent -LE stress" \
 			-DCMAKE_BUILD_TYPE=RelWithDebInfo -DKSYNC_SANITIZE=thread -DKSYNC_BUILD_BENCH=OFF ;;

@@ -12,6 +12,9 @@
  *    recycled for another shrinker meanwhile, must answer -ENOENT, never
  *    the other shrinker's count (it used to read the record outside any
  *    read section);
+ *  - concurrent_unregister_of_one_shrinker: the same race between two
+ *    unregisters of one shrinker: the loser answers -ENOENT and leaves the
+ *    shrinker that took over the record alone;
  *  - group_destroy_waits_for_walker_between_sections: a group walk that
  *    left its read section for a waiting writer must not find its group
  *    freed when it comes back (destroy used to free it under the walker);
@@ -109,7 +112,7 @@ static void debug_race_hook(int point, void *arg)
 {
 	struct ksync_srcu_struct *srcu = arg;
 
-	if (point != KSYNC_SHRINKER_YP_DEBUG_FOUND || my_role != ROLE_DEBUG || get_flag(&dr->found))
+	if (point != KSYNC_SHRINKER_YP_RECORD_FOUND || my_role != ROLE_DEBUG || get_flag(&dr->found))
 		return;
 	set_flag(&dr->found);
 	/*
@@ -172,6 +175,81 @@ KTEST(debug_count_races_unregister_and_recycle)
 	KCHECK_EQ(ksync_warn_count, w);
 	KCHECK_EQ(ksync_shrinker_debug_count(&r.s1, NULL, 0), -ENOENT);
 	KCHECK_EQ(ksync_shrinker_debug_count(&r.s2, NULL, 0), 222);
+	KCHECK_EQ(ksync_unregister_shrinker(&r.s2), 0);
+	KCHECK_EQ(ksync_shrinker_registry_destroy(r.reg), 0);
+	alarm(0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Two threads unregister the same caller-owned shrinker                    */
+
+static int unreg_found, unreg_first_done;
+static long unreg_second_ret;
+
+static void unreg_race_hook(int point, void *arg)
+{
+	struct ksync_srcu_struct *srcu = arg;
+
+	if (point != KSYNC_SHRINKER_YP_RECORD_FOUND || my_role != ROLE_DEBUG ||
+	    get_flag(&unreg_found))
+		return;
+	set_flag(&unreg_found);
+	/* As in debug_race_hook(): let the first unregister, the free and a new registration run. */
+	if (ksync_srcu_read_lock_held(srcu))
+		WAIT_UNTIL(ksync_srcu_gp_pending(srcu));
+	else
+		WAIT_UNTIL(get_flag(&unreg_first_done));
+}
+
+static void *second_unregister(void *arg)
+{
+	my_role = ROLE_DEBUG;
+	unreg_second_ret = ksync_unregister_shrinker(arg);
+	return NULL;
+}
+
+static void *first_unregister_then_recycle(void *arg)
+{
+	struct ksync_srcu_struct *srcu = ksync_shrinker_registry_srcu(dr->reg);
+
+	(void)arg;
+	KASSERT(ksync_unregister_shrinker(&dr->s1) == 0);
+	KASSERT(ksync_synchronize_shrinkers(dr->reg) == 0);
+	ksync_srcu_barrier(srcu);
+	KASSERT(ksync_register_shrinker(dr->reg, &dr->s2, "s2") == 0);
+	set_flag(&unreg_first_done);
+	return NULL;
+}
+
+/*
+ * The second of two concurrent unregisters of one caller-owned shrinker
+ * reads its record, the first completes, the record is freed and recycled
+ * for another shrinker: the second must answer -ENOENT and leave the other
+ * shrinker registered (it used to look the record up outside any section,
+ * and then unregistered whatever shrinker the recycled record belonged to).
+ */
+KTEST(concurrent_unregister_of_one_shrinker)
+{
+	struct debug_race r = { .reg = ksync_shrinker_registry_create(1) };
+	struct ksync_srcu_struct *srcu = ksync_shrinker_registry_srcu(r.reg);
+	pthread_t t1, t2;
+
+	watchdog(60);
+	dr = &r;
+	r.s1 = (struct ksync_shrinker){ .count_objects = count_const, .scan_objects = scan_none,
+					.private_data = (void *)111 };
+	r.s2 = (struct ksync_shrinker){ .count_objects = count_const, .scan_objects = scan_none,
+					.private_data = (void *)222 };
+	KCHECK_EQ(ksync_register_shrinker(r.reg, &r.s1, "s1"), 0);
+	ksync_shrinker_set_yield_hook(unreg_race_hook, srcu);
+	pthread_create(&t2, NULL, second_unregister, &r.s1);
+	WAIT_UNTIL(get_flag(&unreg_found));
+	pthread_create(&t1, NULL, first_unregister_then_recycle, NULL);
+	pthread_join(t2, NULL);
+	pthread_join(t1, NULL);
+	ksync_shrinker_set_yield_hook(NULL, NULL);
+	KCHECK_EQ(unreg_second_ret, -ENOENT);
+	KCHECK_EQ(ksync_shrinker_debug_count(&r.s2, NULL, 0), 222); /* still registered */
 	KCHECK_EQ(ksync_unregister_shrinker(&r.s2), 0);
 	KCHECK_EQ(ksync_shrinker_registry_destroy(r.reg), 0);
 	alarm(0);

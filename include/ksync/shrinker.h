@@ -47,6 +47,12 @@
  *
  * Errors are negative errno values, each reported once per call site with
  * file and line through KSYNC_WARN (ksync_warn_count counts them).
+ *
+ * fork(): a registry that other threads were walking, or whose writers'
+ * mutex another thread held, at fork() time is not usable in the child: the
+ * references those threads held on shrinkers (and on groups they walked)
+ * never drop there, so unregistering such a shrinker or destroying such a
+ * group in the child would wait forever. A child creates its own registry.
  */
 #ifndef KSYNC_SHRINKER_H
 #define KSYNC_SHRINKER_H

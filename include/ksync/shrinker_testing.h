@@ -34,7 +34,8 @@ KSYNC_EXTERN_C_BEGIN
  * @KSYNC_SHRINKER_YP_SECTION_DROPPED: a walk left its read section for a waiting writer, before re-entering
  * @KSYNC_SHRINKER_YP_GROUP_WAIT_WALKERS: group destroy, after its grace period, before waiting for
  *	group walks that were between two read sections
- * @KSYNC_SHRINKER_YP_DEBUG_FOUND: a debug call found the shrinker's record, before taking a reference
+ * @KSYNC_SHRINKER_YP_RECORD_FOUND: a debug call or ksync_unregister_shrinker() found a caller-owned
+ *	shrinker's record inside a read section, before using it
  * @KSYNC_SHRINKER_YP_UNREG_WAIT_CHECKED: unregister from a callback published its wait and
  *	found no cycle, before waiting
  */
@@ -51,7 +52,7 @@ enum ksync_shrinker_yield_point {
 	KSYNC_SHRINKER_YP_GROUP_BEFORE_WAIT,
 	KSYNC_SHRINKER_YP_SECTION_DROPPED,
 	KSYNC_SHRINKER_YP_GROUP_WAIT_WALKERS,
-	KSYNC_SHRINKER_YP_DEBUG_FOUND,
+	KSYNC_SHRINKER_YP_RECORD_FOUND,
 	KSYNC_SHRINKER_YP_UNREG_WAIT_CHECKED,
 	KSYNC_SHRINKER_YP_NR
 };

@@ -1057,20 +1057,29 @@ static void node_release(struct ksync_shrinker_node *node)
 }
 
 /* REGISTERED -> UNREGISTERED: the only wait is for calls into this shrinker. */
-static int do_unregister(struct ksync_shrinker_node *node)
+/* REGISTERED -> UNREGISTERING: one winner, which then owns the record until it releases it. */
+static int unregister_claim(struct ksync_shrinker_node *node)
 {
-	struct ksync_shrinker_registry *reg = node->reg;
 	int st = NODE_REGISTERED;
 
 	if (KSYNC_WARN(thread_is_calling(node),
 		       "unregister: called from the shrinker's own callback (would deadlock)"))
 		return -EDEADLK;
-	if (!ksync_atomic_try_cmpxchg(&node->state, &st, NODE_UNREGISTERING)) {
-		if (st == NODE_PREPARED)
-			return -ENOENT;
-		KSYNC_WARN(1, "unregister: shrinker is being unregistered by another thread");
-		return -EBUSY;
-	}
+	if (ksync_atomic_try_cmpxchg(&node->state, &st, NODE_UNREGISTERING))
+		return 0;
+	if (st == NODE_PREPARED)
+		return -ENOENT;
+	if (KSYNC_WARN(st == NODE_UNREGISTERED, "unregister: shrinker already unregistered"))
+		return -ENOENT;
+	KSYNC_WARN(1, "unregister: shrinker is being unregistered by another thread");
+	return -EBUSY;
+}
+
+/* UNREGISTERING -> UNREGISTERED, or back to REGISTERED with -EDEADLK (a cycle). */
+static int unregister_finish(struct ksync_shrinker_node *node)
+{
+	struct ksync_shrinker_registry *reg = node->reg;
+
 	node_put(node); /* the initial reference */
 	yield_point(KSYNC_SHRINKER_YP_UNREG_BEFORE_WAIT);
 	if (tls_depth > 0) {
@@ -1110,6 +1119,13 @@ static int do_unregister(struct ksync_shrinker_node *node)
 	return 0;
 }
 
+static int do_unregister(struct ksync_shrinker_node *node)
+{
+	int ret = unregister_claim(node);
+
+	return ret ? ret : unregister_finish(node);
+}
+
 int ksync_shrinker_free(struct ksync_shrinker *s)
 {
 	struct ksync_shrinker_node *node;
@@ -1135,19 +1151,41 @@ int ksync_shrinker_free(struct ksync_shrinker *s)
 
 int ksync_unregister_shrinker(struct ksync_shrinker *s)
 {
+	struct ksync_shrinker_registry *reg = s ? KSYNC_READ_ONCE(s->reg) : NULL;
 	struct ksync_shrinker_node *node;
-	int ret;
+	int ret, idx;
 
-	if (KSYNC_WARN(!s || !KSYNC_READ_ONCE(s->node), "ksync_unregister_shrinker: shrinker not registered"))
+	if (!reg) {
+		/* Not prepared here; a struct with a node but no registry claims another's record. */
+		if (KSYNC_WARN(s && KSYNC_READ_ONCE(s->node),
+			       "ksync_unregister_shrinker: foreign shrinker (not prepared by this API)"))
+			return -EINVAL;
+		KSYNC_WARN(1, "ksync_unregister_shrinker: shrinker not registered");
 		return -ENOENT;
-	node = node_of(s);
-	if (KSYNC_WARN(!node || node->owned,
-		       "ksync_unregister_shrinker: foreign shrinker (use ksync_shrinker_free() for allocated ones)"))
-		return -EINVAL;
-	if (KSYNC_WARN(ksync_atomic_read(&node->state) == NODE_PREPARED,
-		       "ksync_unregister_shrinker: shrinker prepared but not registered"))
-		return -ENOENT;
-	ret = do_unregister(node);
+	}
+	/*
+	 * Find and claim the record inside a read section: a thread that
+	 * unregisters @s at the same time frees the record (call_srcu) once it
+	 * is done, so this one sees @s->node cleared, or the record's final
+	 * state, never freed memory.
+	 */
+	idx = ksync_srcu_read_lock(&reg->srcu);
+	node = KSYNC_READ_ONCE(s->node);
+	if (KSYNC_WARN(!node, "ksync_unregister_shrinker: shrinker not registered"))
+		ret = -ENOENT;
+	else if (KSYNC_WARN(node->magic != NODE_MAGIC || node->shrinker != s || node->owned,
+			    "ksync_unregister_shrinker: foreign shrinker (use ksync_shrinker_free() for allocated ones)"))
+		ret = -EINVAL;
+	else if (KSYNC_WARN(ksync_atomic_read(&node->state) == NODE_PREPARED,
+			    "ksync_unregister_shrinker: shrinker prepared but not registered"))
+		ret = -ENOENT;
+	else {
+		yield_point(KSYNC_SHRINKER_YP_RECORD_FOUND);
+		ret = unregister_claim(node);
+	}
+	ksync_srcu_read_unlock(&reg->srcu, idx);
+	if (!ret)
+		ret = unregister_finish(node);
 	if (ret)
 		return ret;
 	/*
@@ -1689,7 +1727,7 @@ static int debug_enter(const struct ksync_shrinker *s, struct ksync_shrinker_gro
 		goto fail;
 	}
 	d->node = node;
-	yield_point(KSYNC_SHRINKER_YP_DEBUG_FOUND);
+	yield_point(KSYNC_SHRINKER_YP_RECORD_FOUND);
 	return 0;
 fail:
 	ksync_srcu_read_unlock(&d->reg->srcu, d->idx);
