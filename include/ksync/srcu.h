@@ -38,9 +38,16 @@
  * fork() run in both processes, a batch the parent's helper had already taken
  * only in the parent; the markers of srcu_barrier() calls that other threads
  * were waiting in are dropped, as those threads do not exist in the child),
- * and re-registers membarrier. A srcu_down_read() section
+ * and re-registers membarrier. A callback may itself call fork(): in the
+ * child, its thread finishes the batch it was running (without the barrier
+ * markers of other threads) and then ends, which ends the child with status
+ * 0 unless the callback ended it first (exec, _exit). A srcu_down_read() section
  * open at fork() stays open in the child until the child ends it: grace
  * periods of that domain wait for it there.
+ *
+ * Cancellation: synchronize, barrier and a throttled call_srcu() are not
+ * cancellation points (they disable cancellation while they wait, since a
+ * thread cancelled there would leave a lock held or a marker queued).
  *
  * The algorithm and its proof are in <ksync/impl/srcu_core.h>; the Promela
  * model beside it checks them.

@@ -91,6 +91,8 @@
  *   C1/C2  completion: the last put releases, the waiter acquires.
  *   D1     group destroy: ->dead, then a grace period; walkers read ->dead
  *          inside their read section.
+ *   PUB    node_prepare() publishes s->reg and s->node with release; the
+ *          debug calls and unregister load them with acquire.
  *   P1/P2  a group walk leaving its section counts itself in ->parked inside
  *          it (ordered before destroy's read by the grace period), and
  *          withdraws, fully ordered, in the next; destroy reads ->parked
@@ -899,8 +901,13 @@ static struct ksync_shrinker_node *node_prepare(struct ksync_shrinker_registry *
 
 	s->flags = flags;
 	s->id = node->id;
-	s->reg = reg;
-	s->node = node;
+	/*
+	 * PUB: release; the node's fields, then the registry, then the node,
+	 * for the debug calls and unregister, which look them up without the
+	 * mutex (acquire loads in debug_enter() and ksync_unregister_shrinker()).
+	 */
+	ksync_smp_store_release(&s->reg, reg);
+	ksync_smp_store_release(&s->node, node);
 	return node;
 }
 
@@ -1151,7 +1158,7 @@ int ksync_shrinker_free(struct ksync_shrinker *s)
 
 int ksync_unregister_shrinker(struct ksync_shrinker *s)
 {
-	struct ksync_shrinker_registry *reg = s ? KSYNC_READ_ONCE(s->reg) : NULL;
+	struct ksync_shrinker_registry *reg = s ? ksync_smp_load_acquire(&s->reg) : NULL; /* PUB */
 	struct ksync_shrinker_node *node;
 	int ret, idx;
 
@@ -1170,7 +1177,7 @@ int ksync_unregister_shrinker(struct ksync_shrinker *s)
 	 * state, never freed memory.
 	 */
 	idx = ksync_srcu_read_lock(&reg->srcu);
-	node = KSYNC_READ_ONCE(s->node);
+	node = ksync_smp_load_acquire(&s->node); /* PUB */
 	if (KSYNC_WARN(!node, "ksync_unregister_shrinker: shrinker not registered"))
 		ret = -ENOENT;
 	else if (KSYNC_WARN(node->magic != NODE_MAGIC || node->shrinker != s || node->owned,
@@ -1707,13 +1714,13 @@ static int debug_enter(const struct ksync_shrinker *s, struct ksync_shrinker_gro
 	struct ksync_shrinker_node *node;
 	int err = -ENOENT;
 
-	d->reg = s ? KSYNC_READ_ONCE(s->reg) : NULL;
+	d->reg = s ? ksync_smp_load_acquire(&s->reg) : NULL; /* PUB */
 	if (!d->reg)
 		return -ENOENT;
 	if (!any_context && KSYNC_WARN(tls_depth > 0, "shrinker debug: called from a shrinker callback"))
 		return -EDEADLK;
 	d->idx = ksync_srcu_read_lock(&d->reg->srcu);
-	node = KSYNC_READ_ONCE(s->node);
+	node = ksync_smp_load_acquire(&s->node); /* PUB */
 	if (!node)
 		goto fail; /* not (or no longer) prepared */
 	if (KSYNC_WARN(node->magic != NODE_MAGIC || node->shrinker != s || node->reg != d->reg,

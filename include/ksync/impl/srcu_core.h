@@ -128,6 +128,8 @@ KSYNC__SRCU_SHARED unsigned long ksync_srcu_id_counter;
 KSYNC__SRCU_SHARED int ksync_srcu_membarrier_state;
 KSYNC__SRCU_SHARED int ksync_srcu_proc_ready;
 KSYNC__SRCU_SHARED pthread_key_t ksync_srcu_key;
+/* Bumped in every fork() child: a thread that sees it change is in a child. */
+KSYNC__SRCU_SHARED unsigned long ksync_srcu_fork_gen;
 
 /* ------------------------------------------------------------------------ */
 /* Small helpers                                                            */
@@ -313,6 +315,7 @@ static KSYNC_UNUSED void ksync__srcu_atfork_child(void)
 		ssp->cb_count = n;
 	}
 	memcpy(&ksync_srcu_global_lock, &fresh, sizeof(fresh));
+	ksync_srcu_fork_gen++; /* see ksync__srcu_invoke(): fork() from a callback */
 	if (ksync_srcu_membarrier_state == 1 &&
 	    syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0)
 		ksync_srcu_membarrier_state = -1; /* heavy_mb falls back to GLOBAL */
@@ -741,12 +744,20 @@ static KSYNC_UNUSED unsigned long ksync_get_state_synchronize_srcu(struct ksync_
 /* Run grace periods until @cookie is reached; shares with concurrent callers. */
 static KSYNC_UNUSED void ksync__srcu_gp_until(struct ksync_srcu_struct *ssp, unsigned long cookie)
 {
+	int cancel;
+
 	if (ksync_poll_state_synchronize_srcu(ssp, cookie))
 		return;
+	/*
+	 * The waits below sleep in cancellation points; a thread cancelled
+	 * there would leave gp_mutex held and a grace period half run.
+	 */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 	pthread_mutex_lock(&ssp->gp_mutex);
 	while (!ksync_poll_state_synchronize_srcu(ssp, cookie))
 		ksync__srcu_gp_one(ssp);
 	pthread_mutex_unlock(&ssp->gp_mutex);
+	pthread_setcancelstate(cancel, NULL);
 }
 
 /**
@@ -855,16 +866,41 @@ static KSYNC_UNUSED bool ksync__srcu_am_helper(struct ksync_srcu_struct *ssp)
 
 
 /*
- * Invoke a batch (LIFO order as taken from the stack): reverse it, call each
- * callback, and take the invoked callbacks off cb_count. The count is settled
- * before each srcu_barrier() marker is called, so that when a barrier returns
- * the count holds nothing it waited for (ksync_cleanup_srcu_struct() checks it).
+ * A srcu_barrier() marker: a head queued like a callback, on the stack of the
+ * thread waiting in the barrier. @pos is written by the helper that took it:
+ * how many callbacks of its batch run before it.
+ */
+struct ksync__srcu_barrier_mark {
+	struct ksync_rcu_head head;
+	struct ksync_srcu_struct *ssp;
+	unsigned long pos;
+	int done;
+};
+
+/*
+ * Invoke a batch (LIFO order as taken from the stack): reverse it, and set
+ * the srcu_barrier() markers apart, each with its position; call the
+ * callbacks in order, each marker once the callbacks queued before it have
+ * run, and take the invoked callbacks off cb_count. The count is settled
+ * before each marker is called, so that when a barrier returns the count
+ * holds nothing it waited for (ksync_cleanup_srcu_struct() checks it).
+ *
+ * A callback may call fork(). In the child this thread (the only one there)
+ * comes back here with the rest of a batch the fork handler could not see.
+ * Its markers live on the stacks of threads that do not exist in the child,
+ * stacks glibc hands to the child's next threads, so they must not even be
+ * read again: that is why they were set apart, with their positions, before
+ * any callback ran. Once ksync_srcu_fork_gen has changed, the markers are
+ * forgotten and no count is settled (the child's cb_count was recounted from
+ * cb_stack and never held this batch); the remaining callbacks still run
+ * (their grace period has passed), as queued callbacks do in both processes.
  */
 static KSYNC_UNUSED void ksync__srcu_invoke(struct ksync_srcu_struct *ssp,
 					    struct ksync_rcu_head *list)
 {
-	struct ksync_rcu_head *fifo = NULL;
-	unsigned long n = 0;
+	struct ksync_rcu_head *fifo = NULL, *cbs = NULL, **cb_tail = &cbs;
+	struct ksync_rcu_head *marks = NULL, **mark_tail = &marks;
+	unsigned long n = 0, pos = 0, gen = ksync_srcu_fork_gen;
 
 	while (list) {
 		struct ksync_rcu_head *next = list->next;
@@ -872,20 +908,43 @@ static KSYNC_UNUSED void ksync__srcu_invoke(struct ksync_srcu_struct *ssp,
 		fifo = list;
 		list = next;
 	}
-	while (fifo) {
-		struct ksync_rcu_head *next = fifo->next; /* before func frees the head */
-		if (fifo->func == ksync__srcu_barrier_cb) {
+	for (struct ksync_rcu_head *h = fifo; h; h = h->next) {
+		if (h->func == ksync__srcu_barrier_cb) {
+			ksync_container_of(h, struct ksync__srcu_barrier_mark, head)->pos = pos;
+			*mark_tail = h;
+			mark_tail = &h->next;
+		} else {
+			*cb_tail = h;
+			cb_tail = &h->next;
+			pos++;
+		}
+	}
+	*cb_tail = NULL;
+	*mark_tail = NULL;
+
+	pos = 0;
+	for (struct ksync_rcu_head *h = cbs;;) {
+		if (ksync_srcu_fork_gen != gen)
+			return; /* in a child: see above */
+		while (marks &&
+		       ksync_container_of(marks, struct ksync__srcu_barrier_mark, head)->pos == pos) {
+			struct ksync_rcu_head *m = marks;
+			marks = m->next; /* before the call: its waiter may return at once */
 			/* fully ordered: producers read cb_count without a lock */
 			(void)ksync_ulong_fetch_add(&ssp->cb_count, (unsigned long)0 - (n + 1));
 			n = 0;
-		} else {
-#if KSYNC_DEBUG_ENABLED
-			ksync__srcu_dbg_del(ssp, fifo);
-#endif
-			n++;
+			m->func(m);
 		}
-		fifo->func(fifo);
-		fifo = next;
+		if (!h)
+			break;
+		struct ksync_rcu_head *next = h->next; /* before func frees the head */
+#if KSYNC_DEBUG_ENABLED
+		ksync__srcu_dbg_del(ssp, h);
+#endif
+		n++;
+		pos++;
+		h->func(h);
+		h = next;
 	}
 	if (n)
 		(void)ksync_ulong_fetch_add(&ssp->cb_count, (unsigned long)0 - n);
@@ -899,8 +958,11 @@ static KSYNC_UNUSED void ksync__srcu_invoke(struct ksync_srcu_struct *ssp,
 static KSYNC_UNUSED void *ksync__srcu_helper_main(void *arg)
 {
 	struct ksync_srcu_struct *ssp = (struct ksync_srcu_struct *)arg;
+	unsigned long gen = ksync_srcu_fork_gen;
 
 	ksync_srcu_self.in_helper = 1;
+	/* Cancelling the helper would leave cb_lock or gp_mutex held. */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
 	pthread_mutex_lock(&ssp->cb_lock);
 	for (;;) {
 		while (ssp->helper_state == 1 && !ksync_ptr_load(&ssp->cb_stack) &&
@@ -924,6 +986,14 @@ static KSYNC_UNUSED void *ksync__srcu_helper_main(void *arg)
 			cookie = req;
 		ksync__srcu_gp_until(ssp, cookie);
 		ksync__srcu_invoke(ssp, list);
+		/*
+		 * A callback forked and this is the child: the domain has no
+		 * helper here (the next call_srcu starts one). This thread, the
+		 * child's only one, ends, and with it the child (status 0),
+		 * unless the callback ended the child itself (exec, _exit).
+		 */
+		if (ksync_srcu_fork_gen != gen)
+			return NULL;
 
 		pthread_mutex_lock(&ssp->cb_lock);
 		if (ssp->poll_req_valid &&
@@ -1022,19 +1092,16 @@ static KSYNC_UNUSED void ksync_call_srcu(struct ksync_srcu_struct *ssp, struct k
 	if (ksync_unlikely(n > KSYNC_SRCU_CB_LIMIT) && !ksync_srcu_self.in_helper &&
 	    !ksync__srcu_self_inside(ssp)) {
 		/* Bounded memory: wait for the helper to work the queue down. */
+		int cancel;
+		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel); /* cb_lock held in the wait */
 		pthread_mutex_lock(&ssp->cb_lock);
 		while (ksync_ulong_load(&ssp->cb_count) > KSYNC_SRCU_CB_LIMIT &&
 		       ssp->helper_state == 1)
 			pthread_cond_wait(&ssp->cb_done, &ssp->cb_lock);
 		pthread_mutex_unlock(&ssp->cb_lock);
+		pthread_setcancelstate(cancel, NULL);
 	}
 }
-
-struct ksync__srcu_barrier_mark {
-	struct ksync_rcu_head head;
-	struct ksync_srcu_struct *ssp;
-	int done;
-};
 
 KSYNC__SRCU_SHARED void ksync__srcu_barrier_cb(struct ksync_rcu_head *h)
 {
@@ -1068,6 +1135,13 @@ static KSYNC_UNUSED void ksync_srcu_barrier(struct ksync_srcu_struct *ssp)
 			    "ksync_srcu_barrier() inside a read section of the same domain"))
 		return;
 	unsigned long by_helper;
+	int cancel;
+	/*
+	 * Not cancellable: the marker lives on this stack and the wait holds
+	 * cb_lock; a thread cancelled in the wait left both behind (the marker
+	 * queued, every later user of cb_lock blocked).
+	 */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 	do {
 		struct ksync__srcu_barrier_mark m;
 		by_helper = ksync_ulong_load(&ssp->cb_by_helper);
@@ -1081,6 +1155,7 @@ static KSYNC_UNUSED void ksync_srcu_barrier(struct ksync_srcu_struct *ssp)
 			pthread_cond_wait(&ssp->cb_done, &ssp->cb_lock);
 		pthread_mutex_unlock(&ssp->cb_lock);
 	} while (ksync_ulong_load(&ssp->cb_by_helper) != by_helper);
+	pthread_setcancelstate(cancel, NULL);
 }
 
 /**
