@@ -3,16 +3,17 @@
  * Regression: no deadlock between the registry's writers' mutex and the
  * SRCU callback throttle.
  *
- * ksync_call_srcu() blocks its caller while more than KSYNC_SRCU_CB_LIMIT
- * callbacks wait, until the domain's helper thread works the queue down.
+ * ksync_call_srcu() blocks its caller while more than the domain's callback
+ * limit wait, until the domain's helper thread works the queue down.
  * The registry queues callbacks while it holds its writers' mutex (growth
  * queues two superseded map headers per group and node), and one of its
  * callbacks, the one that recycles released nodes, used to take that same
  * mutex: with that callback at the head of the queue, a growth past the
  * limit waited for the helper while the helper waited for the mutex.
  *
- * This binary compiles lib/shrinker/shrinker.c itself with a small
- * KSYNC_SRCU_CB_LIMIT (see tests/shrinker.cmake), so 200 groups are enough.
+ * The test sets a small limit on the registry's domain
+ * (ksync_srcu_set_cb_limit() through ksync_shrinker_registry_srcu()), so 200
+ * groups are enough.
  * A group walk paused in its read section (yield hook) holds the grace
  * period back while 256 released nodes are queued as one batch and a new
  * high id makes a registration grow every map (400 callbacks, over the
@@ -37,6 +38,7 @@
 
 #include "ktest.h"
 
+#define CB_LIMIT 256UL
 enum { GROUPS = 200, MEMCG = 64, GLOBALS = 256 /* = FREE_BATCH: the last free queues them */ };
 
 static struct ksync_shrinker_registry *reg;
@@ -122,6 +124,7 @@ KTEST(growth_past_callback_limit_no_deadlock)
 	pthread_t w, g;
 
 	reg = ksync_shrinker_registry_create(1);
+	ksync_srcu_set_cb_limit(ksync_shrinker_registry_srcu(reg), CB_LIMIT);
 	KASSERT(reg);
 	for (int i = 0; i < GROUPS; i++)
 		KASSERT((groups[i] = ksync_shrinker_group_create(reg, NULL)) != NULL);
@@ -175,6 +178,7 @@ KTEST(callback_registers_during_throttled_growth_no_deadlock)
 
 	__atomic_store_n(&grower_done, 0, __ATOMIC_RELAXED);
 	reg = ksync_shrinker_registry_create(1);
+	ksync_srcu_set_cb_limit(ksync_shrinker_registry_srcu(reg), CB_LIMIT);
 	KASSERT(reg);
 	for (int i = 0; i < GROUPS; i++)
 		KASSERT((groups[i] = ksync_shrinker_group_create(reg, NULL)) != NULL);

@@ -6,8 +6,8 @@
  */
 #include <time.h>
 
-/* A small callback bound, so the throttle test needs few callbacks. */
-#define KSYNC_SRCU_CB_LIMIT 8UL
+/* A small callback bound for one domain, so the throttle test needs few callbacks. */
+#define REVIEW_CB_LIMIT 8UL
 
 /* Stall one ksync_call_srcu() just before its push, when armed. */
 static int call_hook_armed, call_hook_hit;
@@ -330,12 +330,13 @@ KTEST(callbacks_are_never_throttled_by_another_domain)
 {
 	ksync_init_srcu_struct(&dl_a);
 	ksync_init_srcu_struct(&dl_b);
+	ksync_srcu_set_cb_limit(&dl_b, REVIEW_CB_LIMIT);
 	int ib = ksync_srcu_read_lock(&dl_b); /* holds B's grace periods off */
 	for (int i = 0; i < 20; i++) { /* inside B: not throttled */
 		struct robj *o = (struct robj *)malloc(sizeof(*o));
 		ksync_call_srcu(&dl_b, &o->rh, dl_free_b);
 	}
-	KCHECK(ksync_ulong_load(&dl_b.cb_count) > KSYNC_SRCU_CB_LIMIT);
+	KCHECK(ksync_ulong_load(&dl_b.cb_count) > REVIEW_CB_LIMIT);
 	struct robj *o = (struct robj *)malloc(sizeof(*o));
 	ksync_call_srcu(&dl_a, &o->rh, dl_cb_a);
 	pthread_t t;

@@ -299,7 +299,7 @@ KTEST(call_srcu_bounded)
 	ksync_srcu_barrier(&ss);
 	KCHECK_EQ(__atomic_load_n(&freed, __ATOMIC_SEQ_CST), 400000);
 	/* Each producer overshoots the limit by at most one before blocking. */
-	KCHECK(max <= KSYNC_SRCU_CB_LIMIT + 2);
+	KCHECK(max <= KSYNC_SRCU_CB_LIMIT_DEFAULT + 2);
 	ksync_cleanup_srcu_struct(&ss);
 }
 

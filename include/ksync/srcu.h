@@ -25,7 +25,8 @@
  *
  * Callbacks: one helper thread per domain, started by the first
  * ksync_call_srcu() / ksync_start_poll_synchronize_srcu(), stopped by
- * ksync_cleanup_srcu_struct(). At most KSYNC_SRCU_CB_LIMIT callbacks wait per
+ * ksync_cleanup_srcu_struct(). At most KSYNC_SRCU_CB_LIMIT_DEFAULT callbacks (or the
+ * limit set by ksync_srcu_set_cb_limit()) wait per
  * domain: beyond that, call_srcu() blocks until the helper catches up, except
  * when called by a callback (of any domain) or from inside a
  * ksync_srcu_read_lock() section of the same domain on the calling thread
@@ -57,180 +58,15 @@
 
 #include <ksync/atomic.h>
 #include <ksync/compiler.h>
-#include <ksync/list.h>
+#include <ksync/impl/srcu_core.h>
+#include <ksync/impl/srcu_types.h>
 #include <ksync/rcupdate.h>
 
-#include <pthread.h>
 #include <stdbool.h>
 
 KSYNC_EXTERN_C_BEGIN
 
-/*
- * KSYNC_SRCU_CB_LIMIT - callbacks that may wait in one domain before
- * ksync_call_srcu() throttles its caller. Define before including to change.
- */
-#ifndef KSYNC_SRCU_CB_LIMIT
-#define KSYNC_SRCU_CB_LIMIT 65536UL
-#endif
-
-/*
- * KSYNC_SRCU_TEST_DELAY() - test hook between a reader's load of the index
- * and its lock store (the straggler window). Empty unless a test defines it.
- */
-#ifndef KSYNC_SRCU_TEST_DELAY
-#define KSYNC_SRCU_TEST_DELAY() do { } while (0)
-#endif
-
-/*
- * KSYNC_SRCU_TEST_CALL_DELAY() - test hook in ksync_call_srcu() just before
- * the head is pushed. Empty unless a test defines it.
- */
-#ifndef KSYNC_SRCU_TEST_CALL_DELAY
-#define KSYNC_SRCU_TEST_CALL_DELAY() do { } while (0)
-#endif
-
-/* Flags of ksync_init_srcu_struct_flags(). */
-/** KSYNC_SRCU_FENCED - use the fenced read side even where membarrier works. */
-#define KSYNC_SRCU_FENCED 0x1u
-
-/*
- * struct ksync_srcu_slot - one thread's state for one domain (internal).
- * @ctr: 2 * the number of the thread's open ksync_srcu_read_lock() sections
- * counted here, plus the index (bit 0) they count on. Only the owning thread
- * writes it (plain stores); the grace period reads it.
- * @alt: the same for sections begun on the other index while @ctr still
- * counts sections of the index before a flip (overlapping sections, see
- * "Slots" in impl/srcu_core.h). Same cache line, same rules.
- */
-struct ksync_srcu_slot {
-	unsigned long ctr;
-	unsigned long alt;
-	unsigned long id;		  /* the domain's id when created; immutable */
-	struct ksync_srcu_struct *ssp;	  /* NULL once the domain is gone (global lock) */
-	struct ksync_list_head dnode;	  /* on ssp->slots, under ssp->lock */
-	struct ksync_srcu_slot *tnext;	  /* the owner's list of slots */
-} KSYNC_CACHELINE_ALIGNED;
-
-/* Entries of the per-thread slot cache. */
-#define KSYNC_SRCU_TCACHE 4
-
-struct ksync_srcu_tcache_ent {
-	unsigned long key; /* ~id of the domain: an empty entry (0) matches no id */
-	struct ksync_srcu_slot *slot;
-};
-
-/* Per-thread state (internal): the cache and the list of this thread's slots. */
-struct ksync_srcu_thread {
-	struct ksync_srcu_tcache_ent ent[KSYNC_SRCU_TCACHE];
-	struct ksync_srcu_slot *slots;
-	unsigned long shared_depth; /* sections of this thread counted in a domain's shared slot */
-	int state; /* 0 fresh, 1 exit hook armed, 2 exited */
-	int in_helper; /* this thread is a domain's helper: ksync_call_srcu() never blocks it */
-};
-
-/*
- * KSYNC__SRCU_SHARED - how SRCU's process-wide objects are defined: weak, so
- * every translation unit's copy folds into one, and with default visibility,
- * so that shared libraries built with -fvisibility=hidden fold into the same
- * one too (else each library had its own id counter, and ids of domains set
- * up by different copies collided in the per-thread cache: a reader used
- * another domain's slot).
- */
-#define KSYNC__SRCU_SHARED KSYNC_PROCESS_WIDE
-
-/*
- * The one per-thread object, shared by every translation unit (weak). Zero
- * initialised: an empty cache entry has key 0, the key of no domain (keys are
- * ~id, and a domain that is not set up yet has id 0, key ~0).
- */
-KSYNC__SRCU_SHARED __thread struct ksync_srcu_thread ksync_srcu_self;
-
-/**
- * struct ksync_srcu_struct - an SRCU domain.
- *
- * Everything a domain needs lives here (or in slots reached from here), so any
- * number of translation units, each with its own copy of the slow paths,
- * cooperate on it. Initialise with KSYNC_DEFINE_SRCU()/KSYNC_DEFINE_STATIC_SRCU()
- * or ksync_init_srcu_struct(); fields are private.
- */
-struct ksync_srcu_struct {
-	/* Read mostly: what readers load. */
-	unsigned long id;	/* unique, nonzero once set up; bit 0: fenced mode */
-	unsigned long idx;	/* bit 0: the index new readers count on */
-	int gp_waiting;		/* a grace period is waiting for readers */
-	unsigned int flags;	/* KSYNC_SRCU_* given at init */
-
-	/* Update side, away from the readers' line. */
-	pthread_mutex_t lock KSYNC_CACHELINE_ALIGNED; /* slots, shared */
-	struct ksync_list_head slots;
-	/*
-	 * Sections with no owner slot: srcu_down_read/up_read, and readers whose
-	 * slot could not be allocated. Lock and unlock counts per index,
-	 * atomic read-modify-writes.
-	 */
-	struct {
-		unsigned long lock[2];
-		unsigned long unlock[2];
-	} shared;
-	pthread_mutex_t gp_mutex;	/* serialises grace periods */
-	unsigned long gp_seq;		/* 2 * completed + (1 while one runs) */
-
-	/* Callbacks. */
-	void *cb_stack KSYNC_CACHELINE_ALIGNED; /* lock-free LIFO of queued heads */
-	unsigned long cb_count;		/* queued, not yet invoked */
-	unsigned long cb_by_helper;	/* heads queued by callbacks (srcu_barrier) */
-	pthread_mutex_t cb_lock;
-	pthread_cond_t cb_wake;		/* the helper sleeps here */
-	pthread_cond_t cb_done;		/* producers over the limit, barriers */
-	unsigned long poll_req;		/* cookie the helper must reach */
-	int poll_req_valid;
-	int helper_state;		/* 0 none, 1 running, 2 stopping */
-	int helper_sleeping;
-	pthread_t helper;
-	void *dbg_set;			/* KSYNC_DEBUG: heads queued (double call_srcu) */
-	struct ksync_list_head dlink;	/* on the process-wide list of domains */
-};
-
-/**
- * KSYNC_SRCU_INITIALIZER() - static initialiser of the domain @name.
- *
- * The domain is usable at once; its process-wide registration happens on
- * first use. Used by KSYNC_DEFINE_SRCU().
- */
-#define KSYNC_SRCU_INITIALIZER(name)                                           \
-	{                                                                      \
-		/* positional, in declaration order (C++17 has no designators) */ \
-		0, 0, 0, 0,                  /* id, idx, gp_waiting, flags */  \
-		PTHREAD_MUTEX_INITIALIZER,   /* lock */                        \
-		KSYNC_LIST_HEAD_INIT((name).slots),                            \
-		{ { 0, 0 }, { 0, 0 } },      /* shared */                      \
-		PTHREAD_MUTEX_INITIALIZER, 0, /* gp_mutex, gp_seq */           \
-		0, 0, 0,                     /* cb_stack, cb_count, cb_by_helper */ \
-		PTHREAD_MUTEX_INITIALIZER,   /* cb_lock */                     \
-		PTHREAD_COND_INITIALIZER,    /* cb_wake */                     \
-		PTHREAD_COND_INITIALIZER,    /* cb_done */                     \
-		0, 0, 0, 0,  /* poll_req, poll_req_valid, helper_state, helper_sleeping */ \
-		0, 0,                        /* helper, dbg_set */             \
-		KSYNC_LIST_HEAD_INIT((name).dlink),                            \
-	}
-
-/**
- * KSYNC_DEFINE_SRCU() - define an SRCU domain @name, usable with no init call.
- * @name: the variable's name
- */
-#define KSYNC_DEFINE_SRCU(name) struct ksync_srcu_struct name = KSYNC_SRCU_INITIALIZER(name)
-
-/**
- * KSYNC_DEFINE_STATIC_SRCU() - as KSYNC_DEFINE_SRCU(), with internal linkage.
- * @name: the variable's name
- */
-#define KSYNC_DEFINE_STATIC_SRCU(name)                                         \
-	static struct ksync_srcu_struct name = KSYNC_SRCU_INITIALIZER(name)
-
-/* The slow paths: static functions, one copy per translation unit. */
-#define KSYNC_SRCU_H_INSIDE 1
-#include <ksync/impl/srcu_core.h>
-#undef KSYNC_SRCU_H_INSIDE
+/* Below: the types (impl/srcu_types.h), then the slow paths (impl/srcu_core.h). */
 
 /**
  * ksync_srcu_read_lock() - enter a read section of @ssp.

@@ -242,7 +242,7 @@ struct ksync_shrinker_registry {
 	 * Freed (after a grace period) nodes for reuse, under cache_lock, NOT
 	 * reg->mutex: the SRCU callback that fills the cache must never wait
 	 * for reg->mutex, because writers holding it call ksync_call_srcu(),
-	 * which blocks past KSYNC_SRCU_CB_LIMIT until that callback's helper
+	 * which blocks past the domain's callback limit until that callback's helper
 	 * thread works the queue down (a deadlock). cache_lock is never held
 	 * across a call into SRCU.
 	 */
@@ -735,7 +735,7 @@ static int grow_maps_locked(struct ksync_shrinker_registry *reg, unsigned int ne
 /*
  * Q: writers holding reg->mutex queue their SRCU callbacks from inside a
  * read section of reg->srcu. ksync_call_srcu() throttles a caller past
- * KSYNC_SRCU_CB_LIMIT callbacks until the helper works the queue down,
+ * the domain's callback limit until the helper works the queue down,
  * which takes a grace period; a thread holding reg->mutex must never wait
  * for one, because a shrinker callback (inside a walk's read section) may
  * be waiting for reg->mutex (registering or freeing another shrinker), and

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * ksync/impl/srcu_core.h - SRCU slow paths: slots, grace periods, callbacks.
- * Included only by <ksync/srcu.h>. Every function is static: each translation
+ * The middle layer of <ksync/srcu.h>: it includes only impl/srcu_types.h and
+ * the foundation headers, and srcu.h includes it. Private: include
+ * <ksync/srcu.h>. Every function is static: each translation
  * unit carries a copy, and all state lives in the domain, in the slots reached
  * from it, or in the few weak process-wide objects declared below.
  *
@@ -86,11 +88,14 @@
  * reaches the cookie: callers queued on the mutex behind a running grace
  * period are served together by the next one.
  */
-#ifndef KSYNC_SRCU_H_INSIDE
-#error "include <ksync/srcu.h>, not ksync/impl/srcu_core.h"
-#endif
 #ifndef KSYNC_IMPL_SRCU_CORE_H
 #define KSYNC_IMPL_SRCU_CORE_H
+
+#include <ksync/atomic.h>
+#include <ksync/compiler.h>
+#include <ksync/impl/srcu_types.h>
+#include <ksync/list.h>
+#include <ksync/rcupdate.h>
 
 #include <errno.h>
 #include <linux/membarrier.h>
@@ -100,6 +105,8 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+KSYNC_EXTERN_C_BEGIN
 
 #if !defined(__cplusplus) && !defined(__USE_MISC)
 /* Strict C11 hides syscall(); it is in every glibc and musl. */
@@ -142,6 +149,30 @@ static KSYNC_ALWAYS_INLINE struct ksync_srcu_slot *ksync__srcu_cached_slot(unsig
 		if (t->ent[i].key == ~id)
 			return t->ent[i].slot;
 	return NULL;
+}
+
+/* The domain's callback limit (see ksync_srcu_set_cb_limit()). */
+static KSYNC_ALWAYS_INLINE unsigned long ksync__srcu_cb_limit(const struct ksync_srcu_struct *ssp)
+{
+	unsigned long limit = ksync_ulong_load(&ssp->cb_limit);
+
+	return limit ? limit : KSYNC_SRCU_CB_LIMIT_DEFAULT;
+}
+
+/**
+ * ksync_srcu_set_cb_limit() - how many callbacks may wait in @ssp before
+ * ksync_call_srcu() throttles its caller.
+ * @ssp: the domain
+ * @limit: the limit, at least 1; 0 restores KSYNC_SRCU_CB_LIMIT_DEFAULT
+ *
+ * A property of the domain, seen alike by every translation unit that
+ * queues on it. May be called at any time; a caller already throttled
+ * re-reads it when the helper next signals progress.
+ */
+static inline KSYNC_UNUSED void ksync_srcu_set_cb_limit(struct ksync_srcu_struct *ssp,
+							unsigned long limit)
+{
+	ksync_ulong_store(&ssp->cb_limit, limit);
 }
 
 static inline KSYNC_UNUSED bool ksync__srcu_seq_ge(unsigned long a, unsigned long b)
@@ -948,7 +979,7 @@ static KSYNC_UNUSED void ksync__srcu_invoke(struct ksync_srcu_struct *ssp,
 	}
 	if (n)
 		(void)ksync_ulong_fetch_add(&ssp->cb_count, (unsigned long)0 - n);
-	if (ksync_ulong_load(&ssp->cb_count) < KSYNC_SRCU_CB_LIMIT) {
+	if (ksync_ulong_load(&ssp->cb_count) < ksync__srcu_cb_limit(ssp)) {
 		pthread_mutex_lock(&ssp->cb_lock);
 		pthread_cond_broadcast(&ssp->cb_done);
 		pthread_mutex_unlock(&ssp->cb_lock);
@@ -1051,7 +1082,8 @@ static KSYNC_UNUSED void ksync__srcu_push(struct ksync_srcu_struct *ssp, struct 
  * @func: the callback; runs on the domain's helper thread, outside any lock,
  *        and may call ksync_call_srcu() again
  *
- * Never waits for a grace period. When more than KSYNC_SRCU_CB_LIMIT
+ * Never waits for a grace period. When more than the domain's limit
+ * (ksync_srcu_set_cb_limit(), default KSYNC_SRCU_CB_LIMIT_DEFAULT)
  * callbacks wait, the caller blocks until the helper catches up, unless it is
  * a callback (of any domain) or inside a ksync_srcu_read_lock() section of
  * @ssp. Queueing a
@@ -1089,13 +1121,13 @@ static KSYNC_UNUSED void ksync_call_srcu(struct ksync_srcu_struct *ssp, struct k
 	 * would wait for may itself wait, through a reader or a barrier, on
 	 * this helper's progress (cross-domain deadlock).
 	 */
-	if (ksync_unlikely(n > KSYNC_SRCU_CB_LIMIT) && !ksync_srcu_self.in_helper &&
+	if (ksync_unlikely(n > ksync__srcu_cb_limit(ssp)) && !ksync_srcu_self.in_helper &&
 	    !ksync__srcu_self_inside(ssp)) {
 		/* Bounded memory: wait for the helper to work the queue down. */
 		int cancel;
 		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel); /* cb_lock held in the wait */
 		pthread_mutex_lock(&ssp->cb_lock);
-		while (ksync_ulong_load(&ssp->cb_count) > KSYNC_SRCU_CB_LIMIT &&
+		while (ksync_ulong_load(&ssp->cb_count) > ksync__srcu_cb_limit(ssp) &&
 		       ssp->helper_state == 1)
 			pthread_cond_wait(&ssp->cb_done, &ssp->cb_lock);
 		pthread_mutex_unlock(&ssp->cb_lock);
@@ -1241,5 +1273,7 @@ static KSYNC_UNUSED void ksync_cleanup_srcu_struct(struct ksync_srcu_struct *ssp
 	KSYNC_WRITE_ONCE(ssp->id, 0);
 	pthread_mutex_unlock(&ksync_srcu_global_lock);
 }
+
+KSYNC_EXTERN_C_END
 
 #endif /* KSYNC_IMPL_SRCU_CORE_H */
