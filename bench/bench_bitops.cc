@@ -2,6 +2,7 @@
 // bench_bitops - cost of ksync's bit operations, sized-map accesses and an
 // RCU list walk under SRCU. Thin C++ over the C headers.
 #include <ksync/bitmap.h>
+#include <ksync/sized_map.h>
 #include <ksync/bitops.h>
 #include <ksync/rculist.h>
 #include <ksync/srcu.h>

@@ -24,6 +24,7 @@
  *   walk_and_grow [seconds]     (default 1)
  */
 #include <ksync/bitmap.h>
+#include <ksync/sized_map.h>
 #include <ksync/generation.h>
 #include <ksync/rculist.h>
 #include <ksync/srcu.h>

@@ -6,6 +6,7 @@
  * and walkers under SRCU, which must lose no bit and no companion update.
  */
 #include <ksync/bitmap.h>
+#include <ksync/sized_map.h>
 #include <ksync/srcu.h>
 
 #include <pthread.h>

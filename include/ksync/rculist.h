@@ -55,7 +55,6 @@
 #include <ksync/compiler.h>
 #include <ksync/list.h>
 #include <ksync/rcupdate.h>
-#include <ksync/srcu.h>
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -171,34 +170,53 @@ static inline void ksync_list_replace_rcu(struct ksync_list_head *old,
 }
 
 /*
- * Move @list's entries between @prev and @next. Readers may be walking @list
- * (it is itself an RCU list): it is emptied first, then @sync (or
- * ksync_synchronize_srcu(@ssp)) waits until none can still be on its old
- * entries, which would otherwise lead them into @head's list, where they
- * would never meet @list's head again. Then the entries are linked in.
+ * Splicing an RCU list into another, in two halves around the caller's wait
+ * for a grace period. Readers may be walking @list (it is itself an RCU
+ * list): it is emptied first (detach), then a grace period of @list's readers
+ * must pass, since a reader still on its old entries would otherwise be led
+ * into the destination list, where it would never meet @list's head again;
+ * then the entries are linked in (attach). Split so that this header needs
+ * no SRCU: the _srcu forms below put ksync_synchronize_srcu() between them.
  */
+struct ksync__rcu_splice {
+	struct ksync_list_head *first, *last;
+};
+
+/* Empty @list for readers; false (nothing to do, no wait needed) if it was empty. */
+static inline bool ksync__list_splice_detach(struct ksync_list_head *list,
+					     struct ksync__rcu_splice *sp)
+{
+	sp->first = list->next;
+	sp->last = list->prev;
+	if (sp->first == list)
+		return false;
+	ksync_init_list_head_rcu(list);
+	return true;
+}
+
+/* After the grace period: link the detached entries between @prev and @next. */
+static inline void ksync__list_splice_attach(const struct ksync__rcu_splice *sp,
+					     struct ksync_list_head *prev,
+					     struct ksync_list_head *next)
+{
+	/* Not yet visible to readers of the destination: plain stores suffice. */
+	sp->last->next = next;
+	sp->first->prev = prev;
+	/* A: publish the spliced chain; pairs with R. */
+	ksync_rcu_assign_pointer(prev->next, sp->first);
+	next->prev = sp->last;
+}
+
 static inline void ksync__list_splice_init_rcu(struct ksync_list_head *list,
 					       struct ksync_list_head *prev,
-					       struct ksync_list_head *next, void (*sync)(void),
-					       struct ksync_srcu_struct *ssp)
+					       struct ksync_list_head *next, void (*sync)(void))
 {
-	struct ksync_list_head *first = list->next;
-	struct ksync_list_head *last = list->prev;
+	struct ksync__rcu_splice sp;
 
-	if (first == list)
+	if (!ksync__list_splice_detach(list, &sp))
 		return;
-	ksync_init_list_head_rcu(list);
-	if (ssp)
-		ksync_synchronize_srcu(ssp);
-	else
-		sync();
-
-	/* Not yet visible to readers of the destination: plain stores suffice. */
-	last->next = next;
-	first->prev = prev;
-	/* A: publish the spliced chain; pairs with R. */
-	ksync_rcu_assign_pointer(prev->next, first);
-	next->prev = last;
+	sync();
+	ksync__list_splice_attach(&sp, prev, next);
 }
 
 /**
@@ -215,7 +233,7 @@ static inline void ksync__list_splice_init_rcu(struct ksync_list_head *list,
 static inline void ksync_list_splice_init_rcu(struct ksync_list_head *list,
 					      struct ksync_list_head *head, void (*sync)(void))
 {
-	ksync__list_splice_init_rcu(list, head, head->next, sync, NULL);
+	ksync__list_splice_init_rcu(list, head, head->next, sync);
 }
 
 /**
@@ -229,8 +247,19 @@ static inline void ksync_list_splice_init_rcu(struct ksync_list_head *list,
 static inline void ksync_list_splice_tail_init_rcu(struct ksync_list_head *list,
 						   struct ksync_list_head *head, void (*sync)(void))
 {
-	ksync__list_splice_init_rcu(list, head->prev, head, sync, NULL);
+	ksync__list_splice_init_rcu(list, head->prev, head, sync);
 }
+
+/* The _srcu forms: detach, ksync_synchronize_srcu(@ssp), attach. */
+#define ksync__list_splice_init_srcu(list, ssp, prev_of, next_of)              \
+	do {                                                                   \
+		struct ksync__rcu_splice ksync__sp;                            \
+		if (ksync__list_splice_detach((list), &ksync__sp)) {           \
+			ksync_synchronize_srcu(ssp);                           \
+			ksync__list_splice_attach(&ksync__sp, (prev_of),       \
+						  (next_of));                  \
+		}                                                              \
+	} while (0)
 
 /**
  * ksync_list_splice_init_srcu() - ksync_list_splice_init_rcu() whose readers use @ssp.
@@ -238,27 +267,28 @@ static inline void ksync_list_splice_tail_init_rcu(struct ksync_list_head *list,
  * @head: the destination list
  * @ssp: the SRCU domain of @list's readers; waited for with ksync_synchronize_srcu()
  *
- * Must not be called inside a read section of @ssp.
+ * A macro, so that this header needs no SRCU: include <ksync/srcu.h> where
+ * it is used. Must not be called inside a read section of @ssp.
  */
-static inline void ksync_list_splice_init_srcu(struct ksync_list_head *list,
-					       struct ksync_list_head *head,
-					       struct ksync_srcu_struct *ssp)
-{
-	ksync__list_splice_init_rcu(list, head, head->next, NULL, ssp);
-}
+#define ksync_list_splice_init_srcu(list, head, ssp)                           \
+	do {                                                                   \
+		struct ksync_list_head *ksync__sp_head = (head);               \
+		ksync__list_splice_init_srcu(list, ssp, ksync__sp_head,        \
+					     ksync__sp_head->next);            \
+	} while (0)
 
 /**
  * ksync_list_splice_tail_init_srcu() - ksync_list_splice_tail_init_rcu() for an SRCU domain.
  * @list: the source list; left empty
  * @head: the destination list
- * @ssp: the SRCU domain of @list's readers
+ * @ssp: the SRCU domain of @list's readers (include <ksync/srcu.h>)
  */
-static inline void ksync_list_splice_tail_init_srcu(struct ksync_list_head *list,
-						    struct ksync_list_head *head,
-						    struct ksync_srcu_struct *ssp)
-{
-	ksync__list_splice_init_rcu(list, head->prev, head, NULL, ssp);
-}
+#define ksync_list_splice_tail_init_srcu(list, head, ssp)                      \
+	do {                                                                   \
+		struct ksync_list_head *ksync__sp_head = (head);               \
+		ksync__list_splice_init_srcu(list, ssp, ksync__sp_head->prev,  \
+					     ksync__sp_head);                  \
+	} while (0)
 
 /**
  * ksync_list_entry_rcu() - the entry whose link is the RCU pointer @ptr.

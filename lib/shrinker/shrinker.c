@@ -116,6 +116,7 @@
 
 #include <ksync/atomic.h>
 #include <ksync/bitmap.h>
+#include <ksync/sized_map.h>
 #include <ksync/list.h>
 #include <ksync/math.h>
 #include <ksync/rcupdate.h>
