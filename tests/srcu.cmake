@@ -28,7 +28,7 @@ find_program(KSYNC_SPIN spin)
 if(KSYNC_SPIN)
   add_test(NAME srcu_model
            COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/srcu_model.sh
-                   ${PROJECT_SOURCE_DIR}/include/ksync/impl/srcu.pml
+                   ${CMAKE_CURRENT_SOURCE_DIR}/model/srcu.pml
                    ${CMAKE_CURRENT_BINARY_DIR}/srcu_model)
   set_tests_properties(srcu_model PROPERTIES LABELS "model" TIMEOUT 300)
 endif()

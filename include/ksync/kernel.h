@@ -7,7 +7,7 @@
  * atomic_long_t, WARN_ON_ONCE(), ... all map onto their ksync_ / KSYNC_
  * twins. Without this header ksync defines no unprefixed name.
  *
- * The spellings of each module live in include/ksync/impl/kernel_<module>.h
+ * The spellings of each module live in include/ksync/kernel/<module>.h
  * and are included only from here. Known clashes, by design as in the kernel:
  * <stdatomic.h> (atomic_fetch_add and friends) and, in C++, the min()/max()
  * macros, which are defined only when KSYNC_KERNEL_MINMAX is defined there.
@@ -16,10 +16,10 @@
 #define KSYNC_KERNEL_H
 
 #define KSYNC_KERNEL_H_INSIDE 1
-#include <ksync/impl/kernel_base.h>
-#include <ksync/impl/kernel_shrinker.h>
-#include <ksync/impl/kernel_srcu.h>
-#include <ksync/impl/kernel_ds.h>
+#include <ksync/kernel/base.h>
+#include <ksync/kernel/shrinker.h>
+#include <ksync/kernel/srcu.h>
+#include <ksync/kernel/ds.h>
 #undef KSYNC_KERNEL_H_INSIDE
 
 #endif /* KSYNC_KERNEL_H */

@@ -75,7 +75,7 @@
  * releases and the scans' loads acquires: the edge it needs (reader's
  * accesses before the updater's free) is then visible to it.
  *
- * The Promela model include/ksync/impl/srcu.pml checks this argument on TSO
+ * The Promela model tests/model/srcu.pml checks this argument on TSO
  * in both modes (store buffers, membarrier as a drain of all of them, scans
  * interleaved with readers, stragglers), with one slot word and with two
  * (ALTW: a nested lock after a flip goes to alt, the outer section may end

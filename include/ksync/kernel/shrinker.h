@@ -9,7 +9,7 @@
  * kernel takes a struct mem_cgroup *.
  */
 #ifndef KSYNC_KERNEL_H_INSIDE
-#error "include <ksync/kernel.h>, not ksync/impl/kernel_shrinker.h"
+#error "include <ksync/kernel.h>, not ksync/kernel/shrinker.h"
 #endif
 #ifndef KSYNC_IMPL_KERNEL_SHRINKER_H
 #define KSYNC_IMPL_KERNEL_SHRINKER_H

@@ -5,7 +5,7 @@
  * spelling.
  */
 #ifndef KSYNC_KERNEL_H_INSIDE
-#error "include <ksync/kernel.h>, not ksync/impl/kernel_ds.h"
+#error "include <ksync/kernel.h>, not ksync/kernel/ds.h"
 #endif
 #ifndef KSYNC_IMPL_KERNEL_DS_H
 #define KSYNC_IMPL_KERNEL_DS_H

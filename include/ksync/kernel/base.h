@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Kernel spellings of compiler.h, atomic.h, list.h and math.h. Include <ksync/kernel.h>. */
 #ifndef KSYNC_KERNEL_H_INSIDE
-#error "include <ksync/kernel.h>, not ksync/impl/kernel_base.h"
+#error "include <ksync/kernel.h>, not ksync/kernel/base.h"
 #endif
 #ifndef KSYNC_IMPL_KERNEL_BASE_H
 #define KSYNC_IMPL_KERNEL_BASE_H

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Kernel spellings of rcupdate.h and srcu.h. Include <ksync/kernel.h>. */
 #ifndef KSYNC_KERNEL_H_INSIDE
-#error "include <ksync/kernel.h>, not ksync/impl/kernel_srcu.h"
+#error "include <ksync/kernel.h>, not ksync/kernel/srcu.h"
 #endif
 #ifndef KSYNC_IMPL_KERNEL_SRCU_H
 #define KSYNC_IMPL_KERNEL_SRCU_H
