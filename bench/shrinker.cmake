@@ -1,7 +1,6 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # ksync::shrinker micro-benchmarks (issue 5).
 if(TARGET ksync::shrinker)
-  find_package(benchmark REQUIRED)
   ksync_add_executable(bench_shrinker SOURCES ${CMAKE_CURRENT_LIST_DIR}/bench_shrinker.cc
                        LIBS ksync::shrinker benchmark::benchmark_main)
 endif()

@@ -1,9 +1,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # SRCU (issue 3): ksync beside liburcu urcu-memb, pthread_rwlock and ck_epoch.
-find_package(benchmark REQUIRED)
-if(NOT TARGET PkgConfig::URCU)
-  pkg_check_modules(URCU REQUIRED IMPORTED_TARGET liburcu-memb)
+# Left out without liburcu-memb (cmake/KsyncOptional.cmake says so).
+if(KSYNC_HAVE_URCU)
+  ksync_add_executable(bench_srcu SOURCES ${CMAKE_CURRENT_LIST_DIR}/bench_srcu.cc
+                       ${CMAKE_CURRENT_LIST_DIR}/bench_srcu_ck.c
+                       LIBS benchmark::benchmark PkgConfig::URCU)
 endif()
-ksync_add_executable(bench_srcu SOURCES ${CMAKE_CURRENT_LIST_DIR}/bench_srcu.cc
-                     ${CMAKE_CURRENT_LIST_DIR}/bench_srcu_ck.c
-                     LIBS benchmark::benchmark PkgConfig::URCU)
