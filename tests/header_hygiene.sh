@@ -11,6 +11,8 @@
 #  5. the foundation's kernel-spelling macros expand and run as C++17
 #     (-pedantic-errors), with both atomics back-ends.
 # Prints one line per check and closes with "N passed, N failed".
+# Optional tools: without g++/clang++ the C++ checks are skipped, without
+# liburcu-memb (pkg-config) the liburcu half of check 2 is; a note says so.
 set -u
 src=${1:?usage: header_hygiene.sh SOURCE_DIR}
 inc="$src/include"
@@ -31,8 +33,16 @@ check() { # name, command...
 
 compilers=()
 for c in gcc clang; do command -v $c >/dev/null && compilers+=("$c"); done
+[ ${#compilers[@]} -gt 0 ] || compilers=(cc)
 cxxs=()
 for c in g++ clang++; do command -v $c >/dev/null && cxxs+=("$c"); done
+[ ${#cxxs[@]} -gt 0 ] || echo "note: no C++ compiler (g++, clang++): skipping the C++17 checks"
+have_urcu=0
+if pkg-config --exists liburcu-memb 2>/dev/null; then
+	have_urcu=1
+else
+	echo "note: liburcu-memb not found by pkg-config: checking coexistence with CK only"
+fi
 
 for h in "$inc"/ksync/*.h; do
 	name=ksync/$(basename "$h")
@@ -51,13 +61,18 @@ for h in "$inc"/ksync/*.h; do
 done
 echo "single-header checks: $pass passed so far"
 
-# 2. Coexistence with liburcu and CK in one translation unit.
+# 2. Coexistence with liburcu and CK in one translation unit (CK alone
+#    without liburcu).
+urcu_pc=""
+[ "$have_urcu" -eq 1 ] && urcu_pc=liburcu-memb
 {
-	echo '#define _LGPL_SOURCE 1'
-	echo '#include <urcu/urcu-memb.h>'
-	echo '#include <urcu/rculist.h>'
-	echo '#include <urcu/rculfhash.h>'
-	echo '#include <urcu/call-rcu.h>'
+	if [ "$have_urcu" -eq 1 ]; then
+		echo '#define _LGPL_SOURCE 1'
+		echo '#include <urcu/urcu-memb.h>'
+		echo '#include <urcu/rculist.h>'
+		echo '#include <urcu/rculfhash.h>'
+		echo '#include <urcu/call-rcu.h>'
+	fi
 	echo '#include <ck_pr.h>'
 	echo '#include <ck_epoch.h>'
 	echo '#include <ck_bitmap.h>'
@@ -65,22 +80,27 @@ echo "single-header checks: $pass passed so far"
 		[ "$(basename "$h")" = kernel.h ] || echo "#include <ksync/$(basename "$h")>"
 	done
 	echo 'int main(void) { ksync_atomic_long_t a = KSYNC_ATOMIC_INIT(1); ck_epoch_t e; ck_epoch_init(&e);'
-	echo '  urcu_memb_register_thread(); urcu_memb_read_lock(); urcu_memb_read_unlock(); urcu_memb_unregister_thread();'
+	[ "$have_urcu" -eq 1 ] &&
+		echo '  urcu_memb_register_thread(); urcu_memb_read_lock(); urcu_memb_read_unlock(); urcu_memb_unregister_thread();'
 	echo '  return (int)ksync_atomic_long_dec_return(&a); }'
 } >"$work/coexist.c"
 # CK's ck_epoch.h/ck_stack.h themselves do not compile as C++ (void * conversions
 # in CK's own code), so the C++ variant pairs ksync with liburcu and ck_pr.h only.
 sed -e '/#include <ck_epoch.h>/d' -e '/#include <ck_bitmap.h>/d' -e 's/ck_epoch_t e; ck_epoch_init(&e);//' \
 	"$work/coexist.c" >"$work/coexist.cc"
+with="liburcu and CK"
+[ "$have_urcu" -eq 1 ] || with="CK"
 for c in "${compilers[@]}"; do
-	check "coexistence with liburcu and CK ($c)" \
+	# shellcheck disable=SC2046,SC2086
+	check "coexistence with $with ($c)" \
 		$c -std=gnu11 -Wall -Wextra -Werror -I"$inc" "$work/coexist.c" -o "$work/coexist" \
-		$(pkg-config --cflags --libs ck liburcu-memb) -lpthread
+		$(pkg-config --cflags --libs ck $urcu_pc) -lpthread
 	check "coexistence program runs ($c)" "$work/coexist"
 done
 for c in "${cxxs[@]}"; do
-	check "coexistence with liburcu and CK as C++ ($c)" \
-		$c -std=c++17 -Wall -Wextra -Werror -I"$inc" -c "$work/coexist.cc" -o "$work/coexist.o" $(pkg-config --cflags ck liburcu-memb)
+	# shellcheck disable=SC2046,SC2086
+	check "coexistence with $with as C++ ($c)" \
+		$c -std=c++17 -Wall -Wextra -Werror -I"$inc" -c "$work/coexist.cc" -o "$work/coexist.o" $(pkg-config --cflags ck $urcu_pc)
 done
 
 # 3. The kernel-spelling program, with nothing but the documented flags.
