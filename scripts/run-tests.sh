@@ -7,42 +7,90 @@
 #      assembly; stage 1 keeps the CK back-end tested): every test;
 #   3. clang with ThreadSanitizer, atomics on __atomic builtins: the
 #      concurrent tests (no suppressions).
-# Closes with "N passed, N failed" over all three builds.
+# Closes with "N passed, N failed" over all three builds, counted from the
+# JUnit reports ctest writes (build/test-*.junit.xml), not from its text.
 # KSYNC_TEST_STAGES="gcc asan tsan" picks stages; build trees go to build/test-*.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 scripts/deps.sh test || { echo "missing packages: no stage ran"; echo "0 passed, 1 failed"; exit 1; }
 
 stages=${KSYNC_TEST_STAGES:-gcc asan tsan}
 jobs=$(nproc 2>/dev/null || echo 2)
-total_pass=0 total_fail=0 broken=0
+total_pass=0 total_fail=0 total_skip=0 broken=0
 start=$(date +%s)
+
+# junit_summary FILE: reads ctest's --output-junit report and prints
+# "PASSED FAILED SKIPPED" on one line, then the failed tests' names, one a line.
+# Per <testcase status=...>: "run" passed, "fail" failed, "disabled" is not
+# counted, "notrun" is skipped when its <skipped message> starts with SKIP_
+# (SKIP_RETURN_CODE, SKIP_REGULAR_EXPRESSION) and failed otherwise (missing
+# executable, failed fixture...), as ctest's own summary counts it. Exits 2
+# when the file is missing, has no <testsuite>, or holds fewer <testcase>s than
+# its tests= attribute says (a truncated report).
+junit_summary() {
+	[ -s "$1" ] || return 2
+	awk -v RS='<' '
+	function attr(rec, key) {
+		if (!match(rec, "[ \t\r\n]" key "=\"[^\"]*\"")) return ""
+		return substr(rec, RSTART + length(key) + 3, RLENGTH - length(key) - 4)
+	}
+	function unescape(v) {
+		gsub(/&lt;/, "<", v); gsub(/&gt;/, ">", v); gsub(/&quot;/, "\"", v)
+		gsub(/&apos;/, "\047", v); gsub(/&amp;/, "\\&", v)
+		return v
+	}
+	function settle() {
+		if (status == "run") pass++
+		else if (status == "fail") { fail++; failed = failed "\n" name }
+		else if (status == "notrun") {
+			if (skip_msg ~ /^SKIP_/) skip++
+			else { fail++; failed = failed "\n" name " (not run: " skip_msg ")" }
+		} else if (status != "disabled" && status != "") { fail++; failed = failed "\n" name " (" status ")" }
+		status = ""; skip_msg = ""
+	}
+	/^testsuite[ \t\r\n\/>]/ { suites++; declared += attr($0, "tests") }
+	/^testcase[ \t\r\n\/>]/ {
+		settle(); cases++
+		status = attr($0, "status"); name = unescape(attr($0, "name"))
+		if (status == "") status = "(no status)"
+	}
+	/^skipped[ \t\r\n\/>]/ { skip_msg = unescape(attr($0, "message")) }
+	/^\/testcase[ \t\r\n>]/ { settle() }
+	END {
+		settle()
+		if (!suites || cases != declared) exit 2
+		printf "%d %d %d%s\n", pass, fail, skip, failed
+	}' "$1"
+}
 
 run_stage() { # name, ctest args, cmake args...
 	local name=$1 ctest_args=$2; shift 2
-	local dir=build/test-$name log
+	local dir=build/test-$name junit="$PWD/build/test-$name.junit.xml" summary p f s
 	echo "=== [$name] configure + build ($dir)"
 	if ! cmake -S . -B "$dir" -G Ninja "$@" >"$dir.configure.log" 2>&1; then
 		cat "$dir.configure.log"; broken=1; return
 	fi
+	# Parts left out for a missing optional dependency (one line each).
+	grep -h '^-- ksync: skipping' "$dir.configure.log" | sed "s/^-- /=== [$name] /"
 	if ! cmake --build "$dir" -j"$jobs" >"$dir.build.log" 2>&1; then
 		tail -60 "$dir.build.log"; broken=1; return
 	fi
 	echo "=== [$name] ctest $ctest_args"
-	log=$(mktemp)
+	rm -f "$junit"
+	# The counts come from the JUnit report; ctest's exit status and text are
+	# for the reader.
 	# shellcheck disable=SC2086
-	ctest --test-dir "$dir" --output-on-failure -j"$jobs" $ctest_args 2>&1 | tee "$log"
-	local line p f n
-	line=$(grep -E "tests passed, [0-9]+ tests? failed out of" "$log" | tail -1)
-	if [ -z "$line" ]; then
-		echo "=== [$name] ctest printed no summary"; broken=1
-	else
-		f=$(sed -E 's/.*, ([0-9]+) tests? failed out of ([0-9]+).*/\1/' <<<"$line")
-		n=$(sed -E 's/.*failed out of ([0-9]+).*/\1/' <<<"$line")
-		p=$((n - f))
-		total_pass=$((total_pass + p)); total_fail=$((total_fail + f))
+	ctest --test-dir "$dir" --output-on-failure -j"$jobs" --output-junit "$junit" $ctest_args
+	if ! summary=$(junit_summary "$junit"); then
+		echo "=== [$name] ctest left no usable JUnit report ($junit)"; broken=1; return
 	fi
-	rm -f "$log"
+	read -r p f s <<<"${summary%%$'\n'*}"
+	echo "=== [$name] $p passed, $f failed, $s skipped (JUnit: ${junit#"$PWD"/})"
+	[ "$f" -eq 0 ] || sed -n '2,$s/^/=== ['"$name"'] failed: /p' <<<"$summary"
+	if [ $((p + f)) -eq 0 ]; then
+		echo "=== [$name] ctest ran no test"; broken=1
+	fi
+	total_pass=$((total_pass + p)); total_fail=$((total_fail + f)); total_skip=$((total_skip + s))
 }
 
 mkdir -p build
@@ -61,6 +109,7 @@ for s in $stages; do
 done
 
 echo "=== test suite took $(( $(date +%s) - start )) s (stages: $stages)"
+[ "$total_skip" -eq 0 ] || echo "($total_skip tests skipped themselves: counted neither way)"
 # A run that ran no test (KSYNC_TEST_STAGES="  ", every stage broken) is no pass.
 [ $((total_pass + total_fail)) -gt 0 ] || { echo "no test ran"; broken=1; }
 [ "$broken" -eq 0 ] || { echo "a stage failed to configure, build or report"; total_fail=$((total_fail + 1)); }
