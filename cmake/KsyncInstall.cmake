@@ -12,9 +12,11 @@ include(CMakePackageConfigHelpers)
 install(DIRECTORY include/ksync DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         FILES_MATCHING PATTERN "*.h")
 set(_ksync_targets ksync)
-if(TARGET ksync_shrinker)
-  list(APPEND _ksync_targets ksync_shrinker)
-endif()
+foreach(_lib ksync_memgroup ksync_shrinker)
+  if(TARGET ${_lib})
+    list(APPEND _ksync_targets ${_lib})
+  endif()
+endforeach()
 install(TARGETS ${_ksync_targets} EXPORT ksyncTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
@@ -62,6 +64,9 @@ endfunction()
 # ksync.pc is header-only and arch-independent (share/); ksync-shrinker.pc
 # names a library, so it sits beside it (lib/).
 ksync_install_pc(ksync.pc.in ksync ${CMAKE_INSTALL_DATADIR}/pkgconfig)
+if(TARGET ksync_memgroup)
+  ksync_install_pc(ksync-memgroup.pc.in ksync-memgroup ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endif()
 if(TARGET ksync_shrinker)
   ksync_install_pc(ksync-shrinker.pc.in ksync-shrinker ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 endif()

@@ -42,7 +42,7 @@
 enum { GROUPS = 200, MEMCG = 64, GLOBALS = 256 /* = FREE_BATCH: the last free queues them */ };
 
 static struct ksync_shrinker_registry *reg;
-static struct ksync_shrinker_group *groups[GROUPS];
+static struct ksync_memgroup *groups[GROUPS];
 static _Thread_local int is_walker;
 static int walker_in, walker_go, grower_done;
 static struct ksync_shrinker *grown;

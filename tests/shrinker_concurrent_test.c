@@ -16,6 +16,7 @@
  */
 #define _GNU_SOURCE
 #include <ksync/shrinker.h>
+#include <ksync/shrinker_debug.h>
 
 #include <ksync/atomic.h>
 
@@ -46,7 +47,7 @@ static ksync_atomic_long_t callbacks;
 static ksync_atomic_t reused_ids;
 static void *id_owner[MAX_IDS];
 static struct ksync_shrinker_registry *reg;
-static struct ksync_shrinker_group *groups[NGROUPS];
+static struct ksync_memgroup *groups[NGROUPS];
 
 static void check_alive(struct ksync_shrinker *s)
 {
@@ -157,7 +158,7 @@ static void *registrar(void *arg)
 			live[k] = new_shrinker();
 		}
 		if (live[k] && xs(&seed) % 4 == 0) {
-			struct ksync_shrinker_group *g = groups[xs(&seed) % NGROUPS];
+			struct ksync_memgroup *g = groups[xs(&seed) % NGROUPS];
 			long n = 1 + (long)(xs(&seed) % 7);
 			if (ksync_shrinker_add_deferred(live[k], g, 0, n) == 0)
 				ksync_atomic_long_add(n, &added_to_groups);
@@ -228,8 +229,8 @@ static void *group_churner(void *arg)
 	for (int i = 0; i < 4; i++)
 		perm[i] = new_shrinker();
 	while (!ksync_atomic_read_acquire(&stop)) {
-		struct ksync_shrinker_group *parent = xs(&seed) % 4 ? groups[xs(&seed) % NGROUPS] : NULL;
-		struct ksync_shrinker_group *c = ksync_shrinker_group_create(reg, parent);
+		struct ksync_memgroup *parent = xs(&seed) % 4 ? groups[xs(&seed) % NGROUPS] : NULL;
+		struct ksync_memgroup *c = ksync_shrinker_group_create(reg, parent);
 		KASSERT(c != NULL);
 		for (int i = 0; i < 4; i++) {
 			if (!perm[i])

@@ -35,7 +35,7 @@ static unsigned long demo_scan(struct shrinker *s, struct shrink_control *sc)
 KTEST(shape_6_7)
 {
 	struct shrinker *s = shrinker_alloc(SHRINKER_MEMCG_AWARE | SHRINKER_NUMA_AWARE, "demo-%d", 67);
-	struct ksync_shrinker_group *memcg = ksync_shrinker_group_create(NULL, NULL);
+	struct ksync_memgroup *memcg = ksync_shrinker_group_create(NULL, NULL);
 
 	KCHECK(s != NULL);
 	s->count_objects = demo_count;
@@ -61,14 +61,14 @@ KTEST(shape_classic)
 	atomic_long_set(&nr_objects, 64);
 	KCHECK_EQ(shrink_slab(0, 0, NULL, 0), 64);
 	unregister_shrinker(&demo);
-	KCHECK(demo.node == NULL);
+	KCHECK(demo.record == NULL);
 
 	KCHECK_EQ(prealloc_shrinker(&demo, "prepared"), 0);
 	register_shrinker_prepared(&demo);
 	unregister_shrinker(&demo);
 	KCHECK_EQ(prealloc_shrinker(&demo, "never"), 0);
 	free_prealloced_shrinker(&demo);
-	KCHECK(demo.node == NULL);
+	KCHECK(demo.record == NULL);
 }
 
 int main(int argc, char **argv)

@@ -28,6 +28,7 @@
  */
 #define _GNU_SOURCE
 #include <ksync/shrinker.h>
+#include <ksync/shrinker_debug.h>
 #include <ksync/shrinker_testing.h>
 #include <ksync/srcu.h>
 
@@ -261,7 +262,7 @@ KTEST(concurrent_unregister_of_one_shrinker)
 struct group_race {
 	struct ksync_shrinker_registry *reg;
 	struct ksync_srcu_struct *srcu;
-	struct ksync_shrinker_group *g;
+	struct ksync_memgroup *g;
 	int in_count, parked, destroyer_waits_walkers, destroy_returned;
 	int resumed_after_free; /* the walker came back to a group destroy had freed */
 	int destroy_ret;

@@ -5,6 +5,7 @@
  * interface and the yield hook. Each test uses a fresh registry.
  */
 #include <ksync/shrinker.h>
+#include <ksync/shrinker_debug.h>
 #include <ksync/shrinker_testing.h>
 
 #include <ksync/atomic.h>
@@ -24,7 +25,7 @@ struct cache {
 	long global[4];
 	int count_calls, scan_calls;
 	int last_nid;
-	struct ksync_shrinker_group *last_group;
+	struct ksync_memgroup *last_group;
 	int mode; /* 0 normal, 1 absurd count, 2 unregister self, 3 recurse, 4 synchronize */
 	struct ksync_shrinker *self;
 	struct ksync_shrinker_registry *reg;
@@ -50,7 +51,7 @@ static unsigned long cache_count(struct ksync_shrinker *s, struct ksync_shrink_c
 	case 1:
 		return ~0UL - 5;
 	case 2:
-		c->inner_ret = c->self->node && ksync_shrinker_name(c->self)[0] == 'o'
+		c->inner_ret = c->self->record && ksync_shrinker_name(c->self)[0] == 'o'
 				       ? ksync_shrinker_free(c->self)
 				       : ksync_unregister_shrinker(c->self);
 		break;
@@ -106,7 +107,7 @@ KTEST(registry_create_destroy)
 KTEST(registry_destroy_busy_leaks)
 {
 	struct ksync_shrinker_registry *reg = ksync_shrinker_registry_create(1);
-	struct ksync_shrinker_group *g = ksync_shrinker_group_create(reg, NULL);
+	struct ksync_memgroup *g = ksync_shrinker_group_create(reg, NULL);
 	unsigned long w = ksync_warn_count;
 	KCHECK_EQ(ksync_shrinker_registry_destroy(reg), -EBUSY);
 	KCHECK(ksync_warn_count == w + 1);
@@ -163,14 +164,14 @@ KTEST(classic_shape)
 	KCHECK_EQ(ksync_register_shrinker_prepared(&s), 0);
 	KCHECK(ksync_shrink_slab(reg, 0, NULL, 0) > 0);
 	KCHECK_EQ(ksync_unregister_shrinker(&s), 0);
-	KCHECK(s.node == NULL);
+	KCHECK(s.record == NULL);
 	/* The struct is ours again: register it in one call this time. */
 	KCHECK_EQ(ksync_register_shrinker(reg, &s, "again"), 0);
 	KCHECK_EQ(ksync_unregister_shrinker(&s), 0);
 	/* Prealloc then free without registering. */
 	KCHECK_EQ(ksync_prealloc_shrinker(reg, &s, "pre"), 0);
 	ksync_free_prealloced_shrinker(&s);
-	KCHECK(s.node == NULL);
+	KCHECK(s.record == NULL);
 	KCHECK_EQ(ksync_shrinker_registry_destroy(reg), 0);
 }
 
@@ -192,9 +193,9 @@ KTEST(bad_input_reported)
 	KCHECK_EQ(ksync_unregister_shrinker(&cl), -ENOENT); /* never registered */
 	KCHECK_EQ(ksync_warn_count, w + 1);
 
-	/* Foreign: a struct that claims another shrinker's node. */
+	/* Foreign: a struct that claims another shrinker's record. */
 	struct ksync_shrinker fake = cl;
-	fake.node = s->node;
+	fake.record = s->record;
 	w = ksync_warn_count;
 	KCHECK_EQ(ksync_unregister_shrinker(&fake), -EINVAL);
 	KCHECK_EQ(ksync_shrinker_free(&fake), -EINVAL);
@@ -289,7 +290,7 @@ KTEST(callback_misuse_no_deadlock)
 KTEST(group_walk_bits_and_empty)
 {
 	struct ksync_shrinker_registry *reg = ksync_shrinker_registry_create(2);
-	struct ksync_shrinker_group *g = ksync_shrinker_group_create(reg, NULL);
+	struct ksync_memgroup *g = ksync_shrinker_group_create(reg, NULL);
 	struct cache c = { 0 };
 	struct ksync_shrinker *s = mk(reg, KSYNC_SHRINKER_MEMCG_AWARE | KSYNC_SHRINKER_NUMA_AWARE, &c, "m");
 	int gid = ksync_shrinker_group_id(g) % 8;
@@ -336,7 +337,7 @@ KTEST(non_numa_aware_gets_nid0)
 KTEST(set_bit_past_map_reported)
 {
 	struct ksync_shrinker_registry *reg = ksync_shrinker_registry_create(1);
-	struct ksync_shrinker_group *g = ksync_shrinker_group_create(reg, NULL);
+	struct ksync_memgroup *g = ksync_shrinker_group_create(reg, NULL);
 	unsigned long w = ksync_warn_count;
 	int nr = ksync_shrinker_nr_max(reg);
 
@@ -351,7 +352,7 @@ KTEST(set_bit_past_map_reported)
 KTEST(ids_lowest_free_and_growth_keeps_state)
 {
 	struct ksync_shrinker_registry *reg = ksync_shrinker_registry_create(1);
-	struct ksync_shrinker_group *g = ksync_shrinker_group_create(reg, NULL);
+	struct ksync_memgroup *g = ksync_shrinker_group_create(reg, NULL);
 	struct cache c = { 0 };
 	enum { N = 200 };
 	struct ksync_shrinker *s[N];
@@ -399,8 +400,8 @@ KTEST(ids_lowest_free_and_growth_keeps_state)
 KTEST(deferred_work_and_reparenting)
 {
 	struct ksync_shrinker_registry *reg = ksync_shrinker_registry_create(1);
-	struct ksync_shrinker_group *parent = ksync_shrinker_group_create(reg, NULL);
-	struct ksync_shrinker_group *child = ksync_shrinker_group_create(reg, parent);
+	struct ksync_memgroup *parent = ksync_shrinker_group_create(reg, NULL);
+	struct ksync_memgroup *child = ksync_shrinker_group_create(reg, parent);
 	struct cache c = { 0 };
 	struct ksync_shrinker *s = mk(reg, KSYNC_SHRINKER_MEMCG_AWARE, &c, "d");
 	int cid = ksync_shrinker_group_id(child) % 8;
@@ -473,8 +474,8 @@ static void ledger_hook(int point, void *arg)
 KTEST(ledger_consistent_during_group_destroy)
 {
 	struct ksync_shrinker_registry *reg = ksync_shrinker_registry_create(2);
-	struct ksync_shrinker_group *parent = ksync_shrinker_group_create(reg, NULL);
-	struct ksync_shrinker_group *child = ksync_shrinker_group_create(reg, parent);
+	struct ksync_memgroup *parent = ksync_shrinker_group_create(reg, NULL);
+	struct ksync_memgroup *child = ksync_shrinker_group_create(reg, parent);
 	struct cache c = { 0 };
 	struct ksync_shrinker *s = mk(reg, KSYNC_SHRINKER_MEMCG_AWARE, &c, "l");
 	struct ledger_probe probe = { .reg = reg };
@@ -560,7 +561,7 @@ KTEST(ledger_consistent_during_unregister)
 KTEST(debug_interface)
 {
 	struct ksync_shrinker_registry *reg = ksync_shrinker_registry_create(2);
-	struct ksync_shrinker_group *g = ksync_shrinker_group_create(reg, NULL);
+	struct ksync_memgroup *g = ksync_shrinker_group_create(reg, NULL);
 	struct cache c = { 0 };
 	struct ksync_shrinker *s = mk(reg, KSYNC_SHRINKER_MEMCG_AWARE | KSYNC_SHRINKER_NUMA_AWARE, &c, "dbg");
 	int gid = ksync_shrinker_group_id(g) % 8;
@@ -605,7 +606,7 @@ static void hook(int point, void *arg)
 KTEST(yield_hook_points)
 {
 	struct ksync_shrinker_registry *reg = ksync_shrinker_registry_create(1);
-	struct ksync_shrinker_group *g = ksync_shrinker_group_create(reg, NULL);
+	struct ksync_memgroup *g = ksync_shrinker_group_create(reg, NULL);
 	struct cache c = { .global = { 10 } };
 	struct ksync_shrinker *s = mk(reg, KSYNC_SHRINKER_MEMCG_AWARE, &c, "y");
 

@@ -185,12 +185,16 @@ static void lg_set_bit(void *reg, void *group, int nid, int id)
 	ksync_ulong_or(&g->bits[nid][id / KSYNC_BITS_PER_LONG], 1UL << (id % KSYNC_BITS_PER_LONG));
 }
 
-/* The kernel's do_shrink_slab() of that time, on the demo's callbacks. */
+/*
+ * The kernel's do_shrink_slab() of that time, on the demo's callbacks. The
+ * budget arithmetic is ksync_shrink_budget(), the one ksync_shrink_slab()
+ * uses, so both registries scan alike by construction.
+ */
 static unsigned long lg_do_shrink(struct ksync_shrinker *s, struct ksync_shrink_control *sc,
 				  ksync_atomic_long_t *deferred, int priority)
 {
-	unsigned long freeable, freed = 0, scanned = 0, delta, total_scan;
-	unsigned long batch = s->batch > 0 ? (unsigned long)s->batch : KSYNC_SHRINK_BATCH;
+	struct ksync_shrink_budget b;
+	unsigned long freeable, freed = 0, scanned = 0;
 	long nr = 0, next;
 
 	freeable = s->count_objects(s, sc);
@@ -198,10 +202,9 @@ static unsigned long lg_do_shrink(struct ksync_shrinker *s, struct ksync_shrink_
 		return freeable;
 	if (ksync_atomic_long_read(deferred))
 		nr = ksync_atomic_long_xchg(deferred, 0);
-	delta = ((freeable >> priority) * 4) / (unsigned long)s->seeks;
-	total_scan = ksync_min(((unsigned long)nr >> priority) + delta, 2 * freeable);
-	while (total_scan >= batch || total_scan >= freeable) {
-		unsigned long n = ksync_min(batch, total_scan), ret;
+	ksync_shrink_budget(freeable, nr, priority, s->seeks, s->batch, &b);
+	while (b.total_scan >= b.batch || b.total_scan >= freeable) {
+		unsigned long n = ksync_min(b.batch, b.total_scan), ret;
 
 		sc->nr_to_scan = n;
 		sc->nr_scanned = n;
@@ -209,16 +212,12 @@ static unsigned long lg_do_shrink(struct ksync_shrinker *s, struct ksync_shrink_
 		if (ret == KSYNC_SHRINK_STOP)
 			break;
 		freed += ret;
-		total_scan -= sc->nr_scanned;
+		b.total_scan -= sc->nr_scanned;
 		scanned += sc->nr_scanned;
 		if (!sc->nr_scanned)
 			break;
 	}
-	next = nr + (long)delta - (long)scanned;
-	if (next < 0)
-		next = 0;
-	if ((unsigned long)next > 2 * freeable)
-		next = (long)(2 * freeable);
+	next = ksync_shrink_next_deferred(nr, b.delta, scanned, freeable);
 	if (next)
 		ksync_atomic_long_add(next, deferred);
 	return freed;
@@ -238,7 +237,7 @@ static unsigned long lg_shrink_group(struct legacy_reg *r, struct legacy_group *
 			unsigned long mask = 1UL << (id % KSYNC_BITS_PER_LONG), ret;
 			struct legacy_node *n = r->idr[id];
 			struct ksync_shrink_control sc = { .nid = nid,
-							   .group = (struct ksync_shrinker_group *)g };
+							   .group = (struct ksync_memgroup *)g };
 
 			word &= word - 1;
 			if (!n) {

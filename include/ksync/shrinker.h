@@ -58,6 +58,7 @@
 #define KSYNC_SHRINKER_H
 
 #include <ksync/compiler.h>
+#include <ksync/memgroup.h>
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -65,8 +66,13 @@
 KSYNC_EXTERN_C_BEGIN
 
 struct ksync_shrinker_registry;
-struct ksync_shrinker_group;
-struct ksync_shrinker_node;
+struct ksync_shrinker_record;
+
+/*
+ * ksync_shrinker_group - the memory groups of <ksync/memgroup.h>; the old
+ * name of &struct ksync_memgroup, kept so that code written against it builds.
+ */
+#define ksync_shrinker_group ksync_memgroup
 
 /** KSYNC_SHRINK_STOP - scan_objects() return: cannot make progress now, stop. */
 #define KSYNC_SHRINK_STOP (~0UL)
@@ -109,7 +115,7 @@ struct ksync_shrink_control {
 	int nid;
 	unsigned long nr_to_scan;
 	unsigned long nr_scanned;
-	struct ksync_shrinker_group *group;
+	struct ksync_memgroup *group;
 };
 
 /**
@@ -124,10 +130,10 @@ struct ksync_shrink_control {
  *         shrinker is allocated or prealloc'ed, fixed from then on
  * @private_data: for the owner
  * @id: shrinker id (memcg-aware shrinkers, once registered), else -1
- * @node: registry bookkeeping; NULL while not prepared/registered. Do not touch.
+ * @record: registry bookkeeping; NULL while not prepared/registered. Do not touch.
  * @reg: registry bookkeeping: the registry while prepared/registered, else
  *       NULL (the debug calls enter its read section before they look at
- *       @node). Do not touch.
+ *       @record). Do not touch.
  *
  * Callbacks run concurrently with each other (several reclaim threads), may
  * block, may call ksync_set_shrinker_bit() and may register or unregister
@@ -147,7 +153,7 @@ struct ksync_shrinker {
 	unsigned flags;
 	void *private_data;
 	int id;
-	struct ksync_shrinker_node *node;
+	struct ksync_shrinker_record *record;
 	struct ksync_shrinker_registry *reg;
 };
 
@@ -193,6 +199,14 @@ int ksync_shrinker_registry_nr_nodes(struct ksync_shrinker_registry *reg);
  * (map_nr_max); ids below it can be set. @reg: registry (NULL: default).
  */
 int ksync_shrinker_nr_max(struct ksync_shrinker_registry *reg);
+
+/**
+ * ksync_shrinker_registry_groups() - the set of memory groups of @reg (NULL:
+ * default). The registry is a client of it (<ksync/memgroup.h>): other
+ * modules that keep per-group state register there too, and groups made
+ * with ksync_memgroup_create() on it are groups of the registry.
+ */
+struct ksync_memgroup_set *ksync_shrinker_registry_groups(struct ksync_shrinker_registry *reg);
 
 /* ------------------------------------------------------------------------ */
 /* 6.7 shape                                                                */
@@ -241,7 +255,7 @@ int ksync_shrinker_free(struct ksync_shrinker *s);
 /**
  * ksync_prealloc_shrinker() - prepare the caller-owned @s for registration.
  * @reg: registry, NULL for the default one
- * @s: the shrinker, callbacks filled in, @s->node NULL
+ * @s: the shrinker, callbacks filled in, @s->record NULL
  * @fmt: printf format of its name
  *
  * Return: 0; -EBUSY if @s is already prepared or registered (reported);
@@ -289,8 +303,8 @@ int ksync_unregister_shrinker(struct ksync_shrinker *s);
  *
  * Return: the group or NULL.
  */
-struct ksync_shrinker_group *ksync_shrinker_group_create(struct ksync_shrinker_registry *reg,
-							 struct ksync_shrinker_group *parent);
+struct ksync_memgroup *ksync_shrinker_group_create(struct ksync_shrinker_registry *reg,
+							 struct ksync_memgroup *parent);
 
 /**
  * ksync_shrinker_group_destroy() - take a group away.
@@ -306,10 +320,10 @@ struct ksync_shrinker_group *ksync_shrinker_group_create(struct ksync_shrinker_r
  * it from a shrinker callback (-EDEADLK). Return: 0 or a negative errno
  * (reported).
  */
-int ksync_shrinker_group_destroy(struct ksync_shrinker_group *g);
+int ksync_shrinker_group_destroy(struct ksync_memgroup *g);
 
 /** ksync_shrinker_group_id() - a small integer naming @g (for messages). */
-int ksync_shrinker_group_id(const struct ksync_shrinker_group *g);
+int ksync_shrinker_group_id(const struct ksync_memgroup *g);
 
 /**
  * ksync_set_shrinker_bit() - note that shrinker @id has objects in @g on @nid.
@@ -323,10 +337,71 @@ int ksync_shrinker_group_id(const struct ksync_shrinker_group *g);
  * them. Return: 0; -EINVAL (reported once, nothing written) for @id at or
  * beyond the map (ksync_shrinker_nr_max()) or a bad @nid.
  */
-int ksync_set_shrinker_bit(struct ksync_shrinker_group *g, int nid, int id);
+int ksync_set_shrinker_bit(struct ksync_memgroup *g, int nid, int id);
 
 /* ------------------------------------------------------------------------ */
 /* Reclaim                                                                  */
+
+/**
+ * struct ksync_shrink_budget - how much one shrinker is asked to scan.
+ * @delta: new work from this call: (@freeable >> priority) * 4 / seeks, or
+ *	   @freeable / 2 for seeks == 0
+ * @total_scan: objects to scan: (nr_deferred >> priority) + @delta, at most
+ *	   twice @freeable
+ * @batch: objects per scan_objects() call
+ */
+struct ksync_shrink_budget {
+	unsigned long delta;
+	unsigned long total_scan;
+	unsigned long batch;
+};
+
+/**
+ * ksync_shrink_budget() - the kernel's do_shrink_slab() arithmetic, pure.
+ * @freeable: what count_objects() returned (not 0, not %KSYNC_SHRINK_EMPTY)
+ * @nr_deferred: the work carried over (taken from the counter), >= 0
+ * @priority: 0..BITS_PER_LONG-1
+ * @seeks: the shrinker's seeks
+ * @batch: the shrinker's batch (0: %KSYNC_SHRINK_BATCH)
+ * @out: the budget
+ *
+ * ksync_shrink_slab() and any other registry (the reclaim-storm demo's
+ * rwlock one) use this one function, so that they scan alike by construction.
+ */
+static inline void ksync_shrink_budget(unsigned long freeable, long nr_deferred, int priority,
+				       int seeks, long batch, struct ksync_shrink_budget *out)
+{
+	unsigned long total;
+
+	if (seeks > 0)
+		out->delta = ((freeable >> priority) * 4) / (unsigned long)seeks;
+	else
+		out->delta = freeable / 2;
+	total = ((unsigned long)nr_deferred >> priority) + out->delta;
+	out->total_scan = total < 2 * freeable ? total : 2 * freeable;
+	out->batch = batch > 0 ? (unsigned long)batch : KSYNC_SHRINK_BATCH;
+}
+
+/**
+ * ksync_shrink_next_deferred() - the work to carry over after a scan.
+ * @nr_deferred: the work that was carried in
+ * @delta: the budget's delta
+ * @scanned: objects scanned
+ * @freeable: what count_objects() returned
+ *
+ * Return: nr_deferred + delta - scanned, clamped to 0..2 * @freeable.
+ */
+static inline long ksync_shrink_next_deferred(long nr_deferred, unsigned long delta,
+					      unsigned long scanned, unsigned long freeable)
+{
+	long next = nr_deferred + (long)delta - (long)scanned;
+
+	if (next < 0)
+		next = 0;
+	if ((unsigned long)next > 2 * freeable)
+		next = (long)(2 * freeable);
+	return next;
+}
 
 /**
  * ksync_shrink_slab() - ask shrinkers to give back objects.
@@ -341,7 +416,7 @@ int ksync_set_shrinker_bit(struct ksync_shrinker_group *g, int nid, int id);
  * (0 and a report when called from a shrinker callback, or for a bad @nid).
  */
 unsigned long ksync_shrink_slab(struct ksync_shrinker_registry *reg, int nid,
-				struct ksync_shrinker_group *group, int priority);
+				struct ksync_memgroup *group, int priority);
 
 /**
  * ksync_synchronize_shrinkers() - wait until every walk that was running has finished.
@@ -352,89 +427,6 @@ unsigned long ksync_shrink_slab(struct ksync_shrinker_registry *reg, int nid,
  * be called from a callback (-EDEADLK, reported). Return: 0 or -EDEADLK.
  */
 int ksync_synchronize_shrinkers(struct ksync_shrinker_registry *reg);
-
-/* ------------------------------------------------------------------------ */
-/* Debug interface (the kernel's debugfs count/scan files), lock-free        */
-/*
- * Each call finds @s's record inside a read section of @s's registry, so it
- * races safely with the unregistering (and re-registering) of a caller-owned
- * @s: it sees @s either registered, and calls it holding a reference, or not,
- * and returns -ENOENT; never another shrinker's record. A shrinker from
- * ksync_shrinker_alloc() is the record itself: the caller must not race these
- * calls with ksync_shrinker_free() of it.
- */
-
-/**
- * ksync_shrinker_debug_count() - count_objects() of @s on @nid in @group.
- * @s: a registered shrinker
- * @group: NULL for the global view
- * @nid: node
- *
- * Return: the count (%KSYNC_SHRINK_EMPTY read as 0), or a negative errno
- * (-ENOENT when @s is not, or no longer, registered).
- */
-long ksync_shrinker_debug_count(struct ksync_shrinker *s, struct ksync_shrinker_group *group,
-				int nid);
-
-/**
- * ksync_shrinker_debug_scan() - one scan_objects() call of @nr_to_scan on @s.
- * Return: objects freed, or a negative errno as ksync_shrinker_debug_count().
- */
-long ksync_shrinker_debug_scan(struct ksync_shrinker *s, struct ksync_shrinker_group *group,
-			       int nid, unsigned long nr_to_scan);
-
-/**
- * ksync_shrinker_debug_show() - print "<name> <id>" then one line per group
- * with a non-zero count: "<group> <count on node 0> <node 1> ...".
- * @s: a registered shrinker
- * @out: the stream
- *
- * Return: lines written (0 or more), or a negative errno.
- */
-int ksync_shrinker_debug_show(struct ksync_shrinker *s, FILE *out);
-
-/**
- * ksync_shrinker_name() - the name given at allocation ("" if none, or if @s
- * is not prepared or registered). The string lives in the registry's record
- * of @s: valid until @s is unregistered or freed.
- */
-const char *ksync_shrinker_name(const struct ksync_shrinker *s);
-
-/**
- * ksync_shrinker_deferred() - nr_deferred of @s for @group (NULL: global) on @nid.
- * Return: the value, or a negative errno.
- */
-long ksync_shrinker_deferred(struct ksync_shrinker *s, struct ksync_shrinker_group *group, int nid);
-
-/**
- * ksync_shrinker_add_deferred() - add @nr to that counter (tests, owners that
- * account work they refused elsewhere). Return: 0 or a negative errno.
- */
-int ksync_shrinker_add_deferred(struct ksync_shrinker *s, struct ksync_shrinker_group *group,
-				int nid, long nr);
-
-/**
- * struct ksync_shrinker_deferred_total - the nr_deferred ledger of a registry.
- * @in_groups: sum of the counters (all ids, all nodes) of every group not yet
- *	reparented: live ones and those a ksync_shrinker_group_destroy() is waiting on
- * @in_shrinkers: sum of the global counters of registered shrinkers
- * @orphaned: work moved out of top-level groups that went away
- * @retired: work dropped because its shrinker was unregistered
- */
-struct ksync_shrinker_deferred_total {
-	long in_groups;
-	long in_shrinkers;
-	long orphaned;
-	long retired;
-};
-
-/**
- * ksync_shrinker_deferred_total() - read the ledger (takes the writers' mutex,
- * so the figures are consistent with respect to growth, reparenting and
- * unregister, though walks may still move work).
- */
-void ksync_shrinker_deferred_total(struct ksync_shrinker_registry *reg,
-				   struct ksync_shrinker_deferred_total *out);
 
 KSYNC_EXTERN_C_END
 

@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/**
+ * DOC: ksync/memgroup.h - memory groups: a hierarchy with a lifecycle and clients
+ *
+ * A memory group is what the kernel calls a memory cgroup, and what a
+ * userspace program calls a tenant, a container, a connection or a client's
+ * cache: something objects are charged to, that other modules keep
+ * per-group state for (the shrinker registry's per-group bitmaps and
+ * deferred work; later LRU lists and statistics), and that goes away while
+ * objects and walkers may still point at it.
+ *
+ * Groups live in a &struct ksync_memgroup_set (one hierarchy). The module
+ * knows none of the modules that keep per-group state: they register as
+ * *clients* of a set (ksync_memgroup_client_register()), get a slot in every
+ * group, and are called when a group comes online, goes offline and is
+ * released. This is the kernel's relation between memcontrol.c and
+ * shrinker.c turned into a registration, so that no include or call cycle
+ * can form between the modules.
+ *
+ * Lifecycle (&enum ksync_memgroup_state):
+ *  - ONLINE: ksync_memgroup_create() ran every client's online hook;
+ *  - DYING: ksync_memgroup_offline() runs the clients' offline hooks, in
+ *    registration order; a client moves the group's work to the parent
+ *    there (the shrinker registry moves its deferred work);
+ *  - DEAD: the hooks have run and the creator's reference is dropped; other
+ *    references (ksync_memgroup_get()/tryget()) keep the memory;
+ *  - FREED: the last reference is gone: the release hooks ran (reverse
+ *    order), the group left its parent (dropping its reference on it), and
+ *    its memory is freed after a grace period of the set's SRCU domain.
+ *
+ * Concurrency: create, offline and client (un)registration serialise on
+ * the set's mutex (offline runs its hooks outside it, so a hook may wait
+ * for readers that themselves create groups). References are atomic. A
+ * group's fields are readable by anyone holding a reference, or inside a
+ * read section of ksync_memgroup_set_srcu().
+ *
+ * Errors are negative errno values; misuse (offline twice, offline with
+ * online children, a parent that is not online) is reported with file and
+ * line through KSYNC_WARN.
+ */
+#ifndef KSYNC_MEMGROUP_H
+#define KSYNC_MEMGROUP_H
+
+#include <ksync/compiler.h>
+
+#include <stdbool.h>
+
+KSYNC_EXTERN_C_BEGIN
+
+struct ksync_memgroup_set;
+struct ksync_memgroup;
+struct ksync_srcu_struct;
+
+/** KSYNC_MEMGROUP_MAX_CLIENTS - most clients (per-group slots) a set may have. */
+#define KSYNC_MEMGROUP_MAX_CLIENTS 8
+
+/**
+ * enum ksync_memgroup_state - where a group is in its life.
+ * @KSYNC_MEMGROUP_ONLINE: created, every client's online hook succeeded
+ * @KSYNC_MEMGROUP_DYING: ksync_memgroup_offline() is running the offline hooks
+ * @KSYNC_MEMGROUP_DEAD: offline done; references keep the memory
+ * @KSYNC_MEMGROUP_FREED: released; memory queued for freeing (seen only by
+ *	a caller that still reads it inside a read section of the set's domain)
+ */
+enum ksync_memgroup_state {
+	KSYNC_MEMGROUP_ONLINE = 1,
+	KSYNC_MEMGROUP_DYING,
+	KSYNC_MEMGROUP_DEAD,
+	KSYNC_MEMGROUP_FREED,
+};
+
+/**
+ * struct ksync_memgroup_client - a module that keeps per-group state.
+ *
+ * Every hook gets the group, the client's slot (for ksync_memgroup_slot()
+ * and ksync_memgroup_set_slot()) and the @priv given at registration.
+ *
+ * @name: for messages
+ * @online: a group came online (or was online when the client registered):
+ *	allocate its state, store it with ksync_memgroup_set_slot(); return 0
+ *	or a negative errno (the group is then not created, and the clients
+ *	already called get their release hook). Called under the set's mutex.
+ * @offline: the group is going offline: move its work to the parent
+ *	(ksync_memgroup_parent(), still online), stop using it. May sleep and
+ *	wait for readers; called without the set's mutex. May be NULL.
+ * @release: the last reference is gone: free the group's state. Called
+ *	from whichever thread drops the last reference. May be NULL.
+ */
+struct ksync_memgroup_client {
+	const char *name;
+	int (*online)(struct ksync_memgroup *g, int slot, void *priv);
+	void (*offline)(struct ksync_memgroup *g, int slot, void *priv);
+	void (*release)(struct ksync_memgroup *g, int slot, void *priv);
+};
+
+/** ksync_memgroup_set_create() - an empty hierarchy. Return: the set or NULL (-ENOMEM). */
+struct ksync_memgroup_set *ksync_memgroup_set_create(void);
+
+/**
+ * ksync_memgroup_set_destroy() - free an empty set.
+ * @set: the set
+ *
+ * Every group must be freed and every client unregistered first; if not,
+ * that is reported and the set is leaked rather than freed under its users.
+ * Waits for queued frees. Return: 0 or -EBUSY.
+ */
+int ksync_memgroup_set_destroy(struct ksync_memgroup_set *set);
+
+/** ksync_memgroup_set_srcu() - the SRCU domain whose grace periods free @set's groups. */
+struct ksync_srcu_struct *ksync_memgroup_set_srcu(struct ksync_memgroup_set *set);
+
+/**
+ * ksync_memgroup_client_register() - add a client to @set.
+ * @set: the set
+ * @client: the hooks (kept by pointer: must outlive the registration)
+ * @priv: passed to every hook
+ *
+ * Calls @client->online for every group already online. Return: the
+ * client's slot (0..%KSYNC_MEMGROUP_MAX_CLIENTS-1), -ENOSPC when every slot
+ * is taken, -EINVAL without an online hook, or the first error of an online
+ * hook (the groups already brought online get their release hook).
+ */
+int ksync_memgroup_client_register(struct ksync_memgroup_set *set,
+				   const struct ksync_memgroup_client *client, void *priv);
+
+/**
+ * ksync_memgroup_client_unregister() - remove the client of @slot.
+ * Return: 0; -EBUSY while groups exist (reported); -ENOENT for a free slot.
+ */
+int ksync_memgroup_client_unregister(struct ksync_memgroup_set *set, int slot);
+
+/**
+ * ksync_memgroup_client_find() - the slot of @client in @set, or -ENOENT.
+ * A scan of at most %KSYNC_MEMGROUP_MAX_CLIENTS pointers, no lock.
+ */
+int ksync_memgroup_client_find(const struct ksync_memgroup_set *set,
+			       const struct ksync_memgroup_client *client);
+
+/**
+ * ksync_memgroup_create() - a new online group.
+ * @set: the set (ignored when @parent is given)
+ * @parent: an online group of the same set, or NULL for a top-level group
+ *
+ * Runs every client's online hook. The caller holds the creator's
+ * reference, dropped by ksync_memgroup_offline(). Return: the group, or NULL
+ * (out of memory or a failed online hook; a parent that is not online is
+ * reported).
+ */
+struct ksync_memgroup *ksync_memgroup_create(struct ksync_memgroup_set *set,
+					     struct ksync_memgroup *parent);
+
+/**
+ * ksync_memgroup_offline() - take @g offline, then drop the creator's reference.
+ * @g: an online group without online children
+ *
+ * ONLINE -> DYING, the clients' offline hooks in registration order, then
+ * DEAD and the creator's reference dropped (the group is freed once no other
+ * reference remains). Return: 0; -EBUSY if @g has online children or is not
+ * online (both reported).
+ */
+int ksync_memgroup_offline(struct ksync_memgroup *g);
+
+/** ksync_memgroup_get() - take a reference on @g (the caller already holds one). */
+void ksync_memgroup_get(struct ksync_memgroup *g);
+
+/**
+ * ksync_memgroup_tryget() - take a reference unless @g is being freed.
+ * Call inside a read section of the set's domain (or holding a reference).
+ * Return: true if a reference was taken.
+ */
+bool ksync_memgroup_tryget(struct ksync_memgroup *g);
+
+/**
+ * ksync_memgroup_tryget_online() - as ksync_memgroup_tryget(), and only while @g is online.
+ */
+bool ksync_memgroup_tryget_online(struct ksync_memgroup *g);
+
+/** ksync_memgroup_put() - drop a reference; the last one releases @g. */
+void ksync_memgroup_put(struct ksync_memgroup *g);
+
+/** ksync_memgroup_slot() - the state client @slot stored in @g (NULL if none). */
+void *ksync_memgroup_slot(const struct ksync_memgroup *g, int slot);
+
+/** ksync_memgroup_set_slot() - store client @slot's state in @g (from its online hook). */
+void ksync_memgroup_set_slot(struct ksync_memgroup *g, int slot, void *state);
+
+/** ksync_memgroup_id() - a small integer naming @g, unique in its set; -1 for NULL. */
+int ksync_memgroup_id(const struct ksync_memgroup *g);
+
+/** ksync_memgroup_parent() - @g's parent, NULL for a top-level group. */
+struct ksync_memgroup *ksync_memgroup_parent(const struct ksync_memgroup *g);
+
+/** ksync_memgroup_state() - @g's &enum ksync_memgroup_state (acquire load). */
+enum ksync_memgroup_state ksync_memgroup_state(const struct ksync_memgroup *g);
+
+/** ksync_memgroup_set_of() - the set @g belongs to. */
+struct ksync_memgroup_set *ksync_memgroup_set_of(const struct ksync_memgroup *g);
+
+/** ksync_memgroup_nr_groups() - groups of @set not yet freed (under its mutex). */
+int ksync_memgroup_nr_groups(struct ksync_memgroup_set *set);
+
+KSYNC_EXTERN_C_END
+
+#endif /* KSYNC_MEMGROUP_H */

@@ -1,0 +1,378 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * lib/memgroup/memgroup.c - memory groups: hierarchy, lifecycle, clients.
+ *
+ * Theory of operation
+ * -------------------
+ * A set holds its groups on a list and its clients in a small array, both
+ * under set->mutex. Every transition of a group's state happens under that
+ * mutex except the running of the offline and release hooks, which happens
+ * outside it (a hook may wait for readers, and readers may create groups).
+ *
+ *   create   under the mutex: online hooks in slot order (a failure runs the
+ *            release hooks of the clients already called, and frees the
+ *            group); the group takes a reference on its parent and counts
+ *            as one of its online children; state ONLINE (release, M1).
+ *   offline  under the mutex: ONLINE -> DYING, refused while online children
+ *            remain; the clients to call are those whose online hook ran on
+ *            this group (g->onlined: a client registered later never saw
+ *            it). Hooks run unlocked, in slot order; then, under the mutex,
+ *            DEAD and the parent's online-children count drops; then the
+ *            creator's reference is dropped.
+ *   release  the last put: under the mutex the group leaves the set's list;
+ *            release hooks run unlocked in reverse slot order; the group is
+ *            freed after a grace period of set->srcu (readers that found it
+ *            inside a read section may still look at it) and its reference
+ *            on the parent is dropped, which may release the parent.
+ *
+ * Barrier pairs:
+ *   M1  the state is stored with release after the slots are filled;
+ *       ksync_memgroup_state() loads it with acquire.
+ *   M2  references: put is a fully ordered decrement; the thread that takes
+ *       the count to zero sees every access made under the references.
+ */
+#define _GNU_SOURCE
+#include <ksync/memgroup.h>
+
+#include <ksync/atomic.h>
+#include <ksync/list.h>
+#include <ksync/rcupdate.h>
+#include <ksync/srcu.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ksync_memgroup_set {
+	struct ksync_srcu_struct srcu;
+	pthread_mutex_t mutex;
+	struct ksync_list_head groups; /* every group not yet released; under mutex */
+	const struct ksync_memgroup_client *clients[KSYNC_MEMGROUP_MAX_CLIENTS];
+	void *priv[KSYNC_MEMGROUP_MAX_CLIENTS];
+	int nr_groups;
+	int next_id;
+};
+
+struct ksync_memgroup {
+	struct ksync_memgroup_set *set;
+	struct ksync_memgroup *parent;
+	int id;
+	int state;                 /* enum ksync_memgroup_state; M1 */
+	int nr_online_children;    /* under set->mutex */
+	unsigned int onlined;      /* clients whose online hook ran here; under set->mutex */
+	ksync_atomic_t refcount;   /* M2 */
+	struct ksync_list_head link; /* set->groups */
+	struct ksync_rcu_head rcu;
+	void *slot[KSYNC_MEMGROUP_MAX_CLIENTS];
+};
+
+/* The hooks a group's transition calls, copied under the mutex. */
+struct hook_batch {
+	const struct ksync_memgroup_client *client[KSYNC_MEMGROUP_MAX_CLIENTS];
+	void *priv[KSYNC_MEMGROUP_MAX_CLIENTS];
+};
+
+static void batch_take_locked(const struct ksync_memgroup *g, struct hook_batch *b)
+{
+	for (int i = 0; i < KSYNC_MEMGROUP_MAX_CLIENTS; i++) {
+		bool called = g->onlined & (1U << i);
+
+		b->client[i] = called ? g->set->clients[i] : NULL;
+		b->priv[i] = called ? g->set->priv[i] : NULL;
+	}
+}
+
+static void set_state(struct ksync_memgroup *g, enum ksync_memgroup_state st)
+{
+	ksync_smp_store_release(&g->state, (int)st); /* M1 */
+}
+
+struct ksync_memgroup_set *ksync_memgroup_set_create(void)
+{
+	struct ksync_memgroup_set *set = calloc(1, sizeof(*set));
+
+	if (!set)
+		return NULL;
+	if (ksync_init_srcu_struct(&set->srcu) != 0) {
+		free(set);
+		return NULL;
+	}
+	pthread_mutex_init(&set->mutex, NULL);
+	ksync_init_list_head(&set->groups);
+	return set;
+}
+
+int ksync_memgroup_set_destroy(struct ksync_memgroup_set *set)
+{
+	bool busy = false;
+
+	if (!set)
+		return -EINVAL;
+	pthread_mutex_lock(&set->mutex);
+	busy = set->nr_groups != 0;
+	for (int i = 0; i < KSYNC_MEMGROUP_MAX_CLIENTS; i++)
+		busy |= set->clients[i] != NULL;
+	pthread_mutex_unlock(&set->mutex);
+	if (KSYNC_WARN(busy, "ksync_memgroup_set_destroy: groups or clients remain; leaking the set"))
+		return -EBUSY;
+	ksync_srcu_barrier(&set->srcu); /* queued group frees */
+	ksync_cleanup_srcu_struct(&set->srcu);
+	pthread_mutex_destroy(&set->mutex);
+	free(set);
+	return 0;
+}
+
+struct ksync_srcu_struct *ksync_memgroup_set_srcu(struct ksync_memgroup_set *set)
+{
+	return &set->srcu;
+}
+
+int ksync_memgroup_client_find(const struct ksync_memgroup_set *set,
+			       const struct ksync_memgroup_client *client)
+{
+	for (int i = 0; i < KSYNC_MEMGROUP_MAX_CLIENTS; i++)
+		if (KSYNC_READ_ONCE(set->clients[i]) == client)
+			return i;
+	return -ENOENT;
+}
+
+int ksync_memgroup_client_register(struct ksync_memgroup_set *set,
+				   const struct ksync_memgroup_client *client, void *priv)
+{
+	struct ksync_memgroup *g;
+	int slot = -1, ret = 0;
+
+	if (KSYNC_WARN(!set || !client || !client->online,
+		       "ksync_memgroup_client_register: a client needs an online hook"))
+		return -EINVAL;
+	pthread_mutex_lock(&set->mutex);
+	for (int i = 0; i < KSYNC_MEMGROUP_MAX_CLIENTS && slot < 0; i++)
+		if (!set->clients[i])
+			slot = i;
+	if (slot < 0) {
+		pthread_mutex_unlock(&set->mutex);
+		return -ENOSPC;
+	}
+	set->priv[slot] = priv;
+	KSYNC_WRITE_ONCE(set->clients[slot], client);
+	/* Bring the groups that are online now online for this client too. */
+	ksync_list_for_each_entry(g, &set->groups, link) {
+		if (KSYNC_READ_ONCE(g->state) != KSYNC_MEMGROUP_ONLINE)
+			continue;
+		ret = client->online(g, slot, priv);
+		if (ret)
+			break;
+		g->onlined |= 1U << slot;
+	}
+	if (ret) {
+		ksync_list_for_each_entry(g, &set->groups, link) {
+			if (!(g->onlined & (1U << slot)))
+				continue;
+			g->onlined &= ~(1U << slot);
+			if (client->release)
+				client->release(g, slot, priv);
+			g->slot[slot] = NULL;
+		}
+		KSYNC_WRITE_ONCE(set->clients[slot], NULL);
+		set->priv[slot] = NULL;
+	}
+	pthread_mutex_unlock(&set->mutex);
+	return ret ? ret : slot;
+}
+
+int ksync_memgroup_client_unregister(struct ksync_memgroup_set *set, int slot)
+{
+	int ret = 0;
+
+	if (KSYNC_WARN(!set || slot < 0 || slot >= KSYNC_MEMGROUP_MAX_CLIENTS,
+		       "ksync_memgroup_client_unregister: bad slot"))
+		return -EINVAL;
+	pthread_mutex_lock(&set->mutex);
+	if (!set->clients[slot])
+		ret = -ENOENT;
+	else if (KSYNC_WARN(set->nr_groups, "ksync_memgroup_client_unregister: groups remain"))
+		ret = -EBUSY;
+	else {
+		KSYNC_WRITE_ONCE(set->clients[slot], NULL);
+		set->priv[slot] = NULL;
+	}
+	pthread_mutex_unlock(&set->mutex);
+	return ret;
+}
+
+static void free_rcu_group(struct ksync_rcu_head *head)
+{
+	free(ksync_container_of(head, struct ksync_memgroup, rcu));
+}
+
+/* The last reference is gone. */
+static void group_release(struct ksync_memgroup *g)
+{
+	struct ksync_memgroup_set *set = g->set;
+	struct ksync_memgroup *parent = g->parent;
+	struct hook_batch b;
+
+	pthread_mutex_lock(&set->mutex);
+	batch_take_locked(g, &b);
+	set_state(g, KSYNC_MEMGROUP_FREED);
+	pthread_mutex_unlock(&set->mutex);
+	for (int i = KSYNC_MEMGROUP_MAX_CLIENTS - 1; i >= 0; i--)
+		if (b.client[i] && b.client[i]->release)
+			b.client[i]->release(g, i, b.priv[i]);
+	pthread_mutex_lock(&set->mutex);
+	ksync_list_del(&g->link);
+	set->nr_groups--;
+	pthread_mutex_unlock(&set->mutex);
+	ksync_call_srcu(&set->srcu, &g->rcu, free_rcu_group);
+	if (parent)
+		ksync_memgroup_put(parent);
+}
+
+struct ksync_memgroup *ksync_memgroup_create(struct ksync_memgroup_set *set,
+					     struct ksync_memgroup *parent)
+{
+	struct ksync_memgroup *g;
+	int ret = 0, i;
+
+	if (parent)
+		set = parent->set;
+	if (KSYNC_WARN(!set, "ksync_memgroup_create: no set"))
+		return NULL;
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return NULL;
+	g->set = set;
+	g->parent = parent;
+	ksync_atomic_set(&g->refcount, 1); /* the creator's */
+	pthread_mutex_lock(&set->mutex);
+	if (KSYNC_WARN(parent && KSYNC_READ_ONCE(parent->state) != KSYNC_MEMGROUP_ONLINE,
+		       "ksync_memgroup_create: the parent is not online")) {
+		pthread_mutex_unlock(&set->mutex);
+		free(g);
+		return NULL;
+	}
+	g->id = set->next_id++;
+	for (i = 0; i < KSYNC_MEMGROUP_MAX_CLIENTS; i++) {
+		const struct ksync_memgroup_client *c = set->clients[i];
+
+		if (!c)
+			continue;
+		ret = c->online(g, i, set->priv[i]);
+		if (ret)
+			break;
+		g->onlined |= 1U << i;
+	}
+	if (ret) {
+		for (i = KSYNC_MEMGROUP_MAX_CLIENTS - 1; i >= 0; i--)
+			if ((g->onlined & (1U << i)) && set->clients[i]->release)
+				set->clients[i]->release(g, i, set->priv[i]);
+		pthread_mutex_unlock(&set->mutex);
+		free(g);
+		return NULL;
+	}
+	if (parent) {
+		parent->nr_online_children++;
+		ksync_memgroup_get(parent);
+	}
+	ksync_list_add_tail(&g->link, &set->groups);
+	set->nr_groups++;
+	set_state(g, KSYNC_MEMGROUP_ONLINE);
+	pthread_mutex_unlock(&set->mutex);
+	return g;
+}
+
+int ksync_memgroup_offline(struct ksync_memgroup *g)
+{
+	struct ksync_memgroup_set *set;
+	struct hook_batch b;
+
+	if (KSYNC_WARN(!g, "ksync_memgroup_offline: NULL group"))
+		return -EINVAL;
+	set = g->set;
+	pthread_mutex_lock(&set->mutex);
+	if (KSYNC_WARN(g->state != KSYNC_MEMGROUP_ONLINE,
+		       "ksync_memgroup_offline: group is not online (offline twice?)") ||
+	    KSYNC_WARN(g->nr_online_children, "ksync_memgroup_offline: group has online children")) {
+		pthread_mutex_unlock(&set->mutex);
+		return -EBUSY;
+	}
+	set_state(g, KSYNC_MEMGROUP_DYING);
+	batch_take_locked(g, &b);
+	pthread_mutex_unlock(&set->mutex);
+
+	for (int i = 0; i < KSYNC_MEMGROUP_MAX_CLIENTS; i++)
+		if (b.client[i] && b.client[i]->offline)
+			b.client[i]->offline(g, i, b.priv[i]);
+
+	pthread_mutex_lock(&set->mutex);
+	set_state(g, KSYNC_MEMGROUP_DEAD);
+	if (g->parent)
+		g->parent->nr_online_children--;
+	pthread_mutex_unlock(&set->mutex);
+	ksync_memgroup_put(g); /* the creator's reference */
+	return 0;
+}
+
+void ksync_memgroup_get(struct ksync_memgroup *g)
+{
+	ksync_atomic_inc(&g->refcount);
+}
+
+bool ksync_memgroup_tryget(struct ksync_memgroup *g)
+{
+	return ksync_atomic_inc_not_zero(&g->refcount);
+}
+
+bool ksync_memgroup_tryget_online(struct ksync_memgroup *g)
+{
+	if (ksync_memgroup_state(g) != KSYNC_MEMGROUP_ONLINE)
+		return false;
+	return ksync_memgroup_tryget(g);
+}
+
+void ksync_memgroup_put(struct ksync_memgroup *g)
+{
+	if (ksync_atomic_dec_and_test(&g->refcount)) /* M2 */
+		group_release(g);
+}
+
+void *ksync_memgroup_slot(const struct ksync_memgroup *g, int slot)
+{
+	return KSYNC_READ_ONCE(g->slot[slot]);
+}
+
+void ksync_memgroup_set_slot(struct ksync_memgroup *g, int slot, void *state)
+{
+	KSYNC_WRITE_ONCE(g->slot[slot], state);
+}
+
+int ksync_memgroup_id(const struct ksync_memgroup *g)
+{
+	return g ? g->id : -1;
+}
+
+struct ksync_memgroup *ksync_memgroup_parent(const struct ksync_memgroup *g)
+{
+	return g->parent;
+}
+
+enum ksync_memgroup_state ksync_memgroup_state(const struct ksync_memgroup *g)
+{
+	return (enum ksync_memgroup_state)ksync_smp_load_acquire(&g->state); /* M1 */
+}
+
+struct ksync_memgroup_set *ksync_memgroup_set_of(const struct ksync_memgroup *g)
+{
+	return g->set;
+}
+
+int ksync_memgroup_nr_groups(struct ksync_memgroup_set *set)
+{
+	int n;
+
+	pthread_mutex_lock(&set->mutex);
+	n = set->nr_groups;
+	pthread_mutex_unlock(&set->mutex);
+	return n;
+}

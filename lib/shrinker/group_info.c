@@ -1,0 +1,331 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * lib/shrinker/group_info.c - the registry's per-group maps, as a client of
+ * memory groups (<ksync/memgroup.h>).
+ *
+ * Each registry owns a set of memory groups and is its first client: the
+ * online hook gives a group its maps (one sized map of reg->nr_max bits with
+ * a companion nr_deferred per node, and its summary), the offline hook waits
+ * for the walks in the group and moves its deferred work to the parent, the
+ * release hook frees what is left. The group module knows nothing of this.
+ * Barrier pairs D1, P1/P2, G1, S1/S2 are described in registry.c.
+ */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+static int info_online(struct ksync_memgroup *g, int slot, void *priv);
+static void info_offline(struct ksync_memgroup *g, int slot, void *priv);
+static void info_release(struct ksync_memgroup *g, int slot, void *priv);
+
+const struct ksync_memgroup_client ksync__shrinker_group_client = {
+	.name = "shrinker",
+	.online = info_online,
+	.offline = info_offline,
+	.release = info_release,
+};
+
+/* The registry's state in @g, or NULL if @g is not a group of a registry. */
+struct shrinker_group_info *group_info(struct ksync_memgroup *g)
+{
+	int slot = ksync_memgroup_client_find(ksync_memgroup_set_of(g), &ksync__shrinker_group_client);
+
+	return slot < 0 ? NULL : (struct shrinker_group_info *)ksync_memgroup_slot(g, slot);
+}
+
+static void info_free_maps(struct shrinker_group_info *info, bool deferred)
+{
+	for (int i = 0; i < 2 * info->reg->nr_nodes; i++) {
+		struct ksync_sized_map *m = (struct ksync_sized_map *)ksync_rcu_access_pointer(info->maps[i]);
+
+		if (!m)
+			continue;
+		if (deferred) /* readers (set_shrinker_bit) may still hold it */
+			ksync_sized_map_free_srcu(m, &info->reg->srcu);
+		else
+			ksync_sized_map_free(m);
+	}
+}
+
+/* Online hook (under the set's mutex): maps of the current size. */
+static int info_online(struct ksync_memgroup *g, int slot, void *priv)
+{
+	struct ksync_shrinker_registry *reg = priv;
+	struct shrinker_group_info *info;
+
+	info = calloc(1, sizeof(*info) + 2 * (size_t)reg->nr_nodes * sizeof(info->maps[0]));
+	if (!info)
+		return -ENOMEM;
+	info->reg = reg;
+	info->group = g;
+	pthread_mutex_lock(&reg->mutex);
+	for (int nid = 0; nid < reg->nr_nodes; nid++) {
+		struct ksync_sized_map *m = ksync_sized_map_alloc(reg->nr_max, sizeof(ksync_atomic_long_t));
+		struct ksync_sized_map *sm =
+			ksync_sized_map_alloc(KSYNC_DIV_ROUND_UP(reg->nr_max, UNIT_BITS), 0);
+
+		KSYNC_RCU_INIT_POINTER(info->maps[nid], m);
+		KSYNC_RCU_INIT_POINTER(SUMMARY(info, nid), sm);
+		if (!m || !sm) {
+			pthread_mutex_unlock(&reg->mutex);
+			info_free_maps(info, false); /* never published */
+			free(info);
+			return -ENOMEM;
+		}
+	}
+	/* Publishes the info and its maps to the debug walkers of reg->infos. */
+	ksync_list_add_tail_rcu(&info->list, &reg->infos);
+	pthread_mutex_unlock(&reg->mutex);
+	ksync_memgroup_set_slot(g, slot, info);
+	return 0;
+}
+
+/* Wait until no walker of @info is between two sections (after the grace period). */
+static void wait_parked(struct shrinker_group_info *info)
+{
+	for (;;) {
+		/* Acquire: pairs with P2 in group_resume_after_gap(). */
+		int v = ksync_atomic_read_acquire(&info->parked);
+
+		if (!v)
+			return;
+		ksync_futex_wait(&info->parked, v);
+	}
+}
+
+/* Move every nr_deferred counter of @info to @pinfo (NULL: the registry's orphans). */
+static void reparent_locked(struct shrinker_group_info *info, struct shrinker_group_info *pinfo)
+{
+	struct ksync_shrinker_registry *reg = info->reg;
+	long orphaned = 0;
+
+	for (int nid = 0; nid < reg->nr_nodes; nid++) {
+		struct ksync_sized_map *m = (struct ksync_sized_map *)ksync_rcu_access_pointer(info->maps[nid]);
+		struct ksync_sized_map *pm = pinfo
+			? (struct ksync_sized_map *)ksync_rcu_access_pointer(pinfo->maps[nid]) : NULL;
+		unsigned int nr = ksync_sized_map_nr_max(m);
+
+		for (unsigned int id = 0; id < nr; id++) {
+			ksync_atomic_long_t *c = ksync_sized_map_data(m, id);
+			if (!ksync_atomic_long_read(c))
+				continue;
+			long v = ksync_atomic_long_xchg(c, 0);
+			if (!pm) {
+				orphaned += v;
+				continue;
+			}
+			/* The parent's maps are as large as ours: grown together under the mutex. */
+			ksync_atomic_long_add(v, (ksync_atomic_long_t *)ksync_sized_map_data(pm, id));
+			/* Its walks should visit the id that now carries work. */
+			ksync_sized_map_set_bit(pm, id);
+			/* S2 as in ksync_set_shrinker_bit(): the bit before the summary bit. */
+			ksync_smp_mb__after_atomic();
+			ksync_sized_map_set_bit(
+				(struct ksync_sized_map *)ksync_rcu_access_pointer(SUMMARY(pinfo, nid)),
+				id / UNIT_BITS);
+		}
+	}
+	if (orphaned)
+		ksync_atomic_long_add(orphaned, &reg->orphaned);
+}
+
+/*
+ * Offline hook: new walks in @g return at once; wait for the walks inside
+ * @g (they add to its counters): a grace period (D1), and the walks between
+ * two sections (->parked, P1/P2). Walks take no reference on the group, so
+ * that a group walk costs no atomic on the group's line; going offline (the
+ * kernel's memcg offlining) is rare and may wait, unlike unregister.
+ */
+static void info_offline(struct ksync_memgroup *g, int slot, void *priv)
+{
+	struct ksync_shrinker_registry *reg = priv;
+	struct shrinker_group_info *info = ksync_memgroup_slot(g, slot);
+	struct ksync_memgroup *parent = ksync_memgroup_parent(g);
+	int ridx;
+
+	pthread_mutex_lock(&reg->mutex);
+	KSYNC_WRITE_ONCE(info->dead, 1); /* D1 */
+	ksync_list_del_rcu(&info->list);
+	/* Its counters stay in the ledger until they are moved below. */
+	ksync_list_add_tail(&info->dying, &reg->dying_infos);
+	pthread_mutex_unlock(&reg->mutex);
+
+	yield_point(KSYNC_SHRINKER_YP_GROUP_BEFORE_WAIT);
+	ksync_synchronize_srcu(&reg->srcu);
+	/* And the walks that left their section for a writer: see group_resume_after_gap(). */
+	yield_point(KSYNC_SHRINKER_YP_GROUP_WAIT_WALKERS);
+	wait_parked(info);
+
+	pthread_mutex_lock(&reg->mutex);
+	ksync_list_del(&info->dying);
+	/* Q (see ids.c): the map frees below are queued unthrottled. */
+	ridx = ksync_srcu_read_lock(&reg->srcu);
+	/* The parent is online: it cannot go offline while it has an online child. */
+	reparent_locked(info, parent ? ksync_memgroup_slot(parent, slot) : NULL);
+	info_free_maps(info, true);
+	ksync_srcu_read_unlock(&reg->srcu, ridx);
+	pthread_mutex_unlock(&reg->mutex);
+}
+
+static void free_rcu_info(struct ksync_rcu_head *head)
+{
+	free(ksync_container_of(head, struct shrinker_group_info, rcu));
+}
+
+/* Release hook: the maps went at offline, unless the group never went online fully. */
+static void info_release(struct ksync_memgroup *g, int slot, void *priv)
+{
+	struct ksync_shrinker_registry *reg = priv;
+	struct shrinker_group_info *info = ksync_memgroup_slot(g, slot);
+
+	if (!info)
+		return;
+	if (!KSYNC_READ_ONCE(info->dead)) {
+		/* A group whose creation failed in a later client: never offlined. */
+		pthread_mutex_lock(&reg->mutex);
+		ksync_list_del_rcu(&info->list);
+		int ridx = ksync_srcu_read_lock(&reg->srcu); /* Q */
+		reparent_locked(info, NULL);
+		info_free_maps(info, true);
+		ksync_srcu_read_unlock(&reg->srcu, ridx);
+		pthread_mutex_unlock(&reg->mutex);
+	}
+	ksync_memgroup_set_slot(g, slot, NULL);
+	ksync_call_srcu(&reg->srcu, &info->rcu, free_rcu_info);
+}
+
+/*
+ * Grow every online group's maps to @new_nr bits (under reg->mutex, inside a
+ * read section: Q). Summary before its map (G1, release by the publication):
+ * a reader that fetched the grown map, then the summary, gets a summary
+ * large enough for it (pairs with the fetch order in ksync_set_shrinker_bit()).
+ */
+int group_infos_grow_locked(struct ksync_shrinker_registry *reg, unsigned int new_nr)
+{
+	struct shrinker_group_info *info;
+	int ret;
+
+	ksync_list_for_each_entry(info, &reg->infos, list) {
+		for (int nid = 0; nid < reg->nr_nodes; nid++) {
+			ret = ksync_sized_map_grow(&SUMMARY(info, nid),
+						   KSYNC_DIV_ROUND_UP(new_nr, UNIT_BITS), &reg->srcu);
+			if (!ret)
+				ret = ksync_sized_map_grow(&info->maps[nid], new_nr, &reg->srcu);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Leave the read section *@idx for a waiting writer and enter a new one,
+ * keeping @info valid across the gap; false if its group is going offline
+ * (the caller then ends the walk: no access to @info after that but the
+ * unlock).
+ *
+ * The grace period the offline hook waits for covers read sections, not a
+ * walker between two of them. So the walker announces itself in ->parked
+ * inside the section it leaves (P1: a plain increment; the grace period
+ * orders it before the hook's read, as it does every access of a section
+ * it waits for), and withdraws inside the next section after reading ->dead
+ * (P2: fully ordered, pairs with the acquire read in wait_parked()). The
+ * hook waits for ->parked to reach zero before it frees anything, so the
+ * walker's new section always finds @info in memory. A walker that sees
+ * ->dead == 0 in the new section began it before the hook's grace period
+ * (SRCU: a later section would see ->dead), so that grace period waits for
+ * it; only one that sees ->dead == 1 may be the last thing the hook waits
+ * for, and it wakes the hook.
+ */
+bool group_resume_after_gap(struct shrinker_group_info *info, int *idx)
+{
+	struct ksync_shrinker_registry *reg = info->reg;
+	bool alive;
+
+	ksync_atomic_inc(&info->parked); /* P1 */
+	ksync_srcu_read_unlock(&reg->srcu, *idx);
+	yield_point(KSYNC_SHRINKER_YP_SECTION_DROPPED);
+	*idx = ksync_srcu_read_lock(&reg->srcu);
+	alive = group_alive(info);
+	/* P2: pairs with the acquire in wait_parked(). */
+	if (ksync_atomic_dec_and_test(&info->parked) && !alive)
+		ksync_futex_wake_all(&info->parked);
+	return alive;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The group API of <ksync/shrinker.h>                                      */
+
+struct ksync_memgroup *ksync_shrinker_group_create(struct ksync_shrinker_registry *reg,
+						   struct ksync_memgroup *parent)
+{
+	if (parent) {
+		if (KSYNC_WARN(!group_info(parent), "ksync_shrinker_group_create: bad parent"))
+			return NULL;
+		return ksync_memgroup_create(NULL, parent);
+	}
+	reg = reg_or_default(reg);
+	return reg ? ksync_memgroup_create(reg->groups, NULL) : NULL;
+}
+
+int ksync_shrinker_group_destroy(struct ksync_memgroup *g)
+{
+	if (KSYNC_WARN(!g || !group_info(g), "ksync_shrinker_group_destroy: not a group of a registry"))
+		return -EINVAL;
+	if (KSYNC_WARN(in_callback(), "ksync_shrinker_group_destroy: called from a shrinker callback"))
+		return -EDEADLK;
+	return ksync_memgroup_offline(g);
+}
+
+int ksync_shrinker_group_id(const struct ksync_memgroup *g)
+{
+	return ksync_memgroup_id(g);
+}
+
+int ksync_set_shrinker_bit(struct ksync_memgroup *g, int nid, int id)
+{
+	struct shrinker_group_info *info;
+	struct ksync_shrinker_registry *reg;
+	struct ksync_sized_map *m, *sm;
+	int ret = 0, idx;
+
+	if (!g)
+		return 0;
+	info = group_info(g);
+	if (KSYNC_WARN(!info, "ksync_set_shrinker_bit: not a group of a registry"))
+		return -EINVAL;
+	reg = info->reg;
+	if (KSYNC_WARN(nid < 0 || nid >= reg->nr_nodes, "ksync_set_shrinker_bit: bad nid"))
+		return -EINVAL;
+	if (KSYNC_WARN(id < 0, "ksync_set_shrinker_bit: negative shrinker id"))
+		return -EINVAL;
+	idx = ksync_srcu_read_lock(&reg->srcu);
+	/* Map, then summary: see G1 in group_infos_grow_locked(). */
+	m = ksync_srcu_dereference(info->maps[nid], &reg->srcu);
+	sm = ksync_srcu_dereference(SUMMARY(info, nid), &reg->srcu);
+	if (KSYNC_WARN((unsigned int)id >= ksync_sized_map_nr_max(m),
+		       "ksync_set_shrinker_bit: id beyond the group's map (map_nr_max)")) {
+		ret = -EINVAL;
+	} else {
+		/*
+		 * S1: full barrier between the caller's new objects and the bit
+		 * test/set; pairs with W1 in shrink_slab_group(). Either the
+		 * walker's recount sees the objects, or we see the bit cleared
+		 * and set it again.
+		 */
+		ksync_smp_mb__before_atomic();
+		ksync_sized_map_set_bit(m, (unsigned int)id);
+		/*
+		 * S2: the bit before the summary test; pairs with W2 in
+		 * shrink_slab_group(). Either the walker's recheck of the unit
+		 * sees our bit, or we see its summary bit cleared and set it.
+		 */
+		ksync_smp_mb__after_atomic();
+		if (!ksync_sized_map_test_bit(sm, (unsigned int)id / UNIT_BITS))
+			ksync_sized_map_set_bit(sm, (unsigned int)id / UNIT_BITS);
+	}
+	ksync_srcu_read_unlock(&reg->srcu, idx);
+	return ret;
+}

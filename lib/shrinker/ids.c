@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * lib/shrinker/ids.c - shrinker ids, the id table, and growth.
+ *
+ * Memcg-aware shrinkers get the lowest free id (writers, under reg->mutex).
+ * The id table maps an id to its record for the group walk; it and every
+ * group's maps have reg->nr_max entries. A new id at or past nr_max grows
+ * them all (grow_locked()): the maps first (shared units, see
+ * <ksync/sized_map.h>), then a copy of the table is published and the old
+ * one freed by call_srcu.
+ */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define INITIAL_NR_MAX ((unsigned int)KSYNC_BITS_PER_LONG)
+
+static struct shrinker_id_table *id_table_alloc(unsigned int nr)
+{
+	struct shrinker_id_table *t = calloc(1, sizeof(*t) + (size_t)nr * sizeof(t->slot[0]));
+
+	if (t)
+		t->nr = nr;
+	return t;
+}
+
+static void free_rcu_id_table(struct ksync_rcu_head *head)
+{
+	free(ksync_container_of(head, struct shrinker_id_table, rcu));
+}
+
+int shrinker_ids_init(struct ksync_shrinker_registry *reg)
+{
+	struct shrinker_id_table *t = id_table_alloc(INITIAL_NR_MAX);
+
+	reg->nr_max = INITIAL_NR_MAX;
+	reg->ids_cap = INITIAL_NR_MAX;
+	reg->ids_used = calloc(KSYNC_BITS_TO_LONGS(reg->ids_cap), sizeof(unsigned long));
+	if (!reg->ids_used || !t) {
+		free(reg->ids_used);
+		reg->ids_used = NULL;
+		free(t);
+		return -ENOMEM;
+	}
+	KSYNC_RCU_INIT_POINTER(reg->ids, t);
+	return 0;
+}
+
+void shrinker_ids_destroy(struct ksync_shrinker_registry *reg)
+{
+	free((void *)ksync_rcu_access_pointer(reg->ids));
+	free(reg->ids_used);
+}
+
+/* Grow every group's maps and the id table to @new_nr bits (see grow_locked()). */
+static int grow_maps_locked(struct ksync_shrinker_registry *reg, unsigned int new_nr)
+{
+	struct shrinker_id_table *old, *t;
+	int ret;
+
+	/* Maps first: once nr_max says "new_nr", set_shrinker_bit callers expect room. */
+	ret = group_infos_grow_locked(reg, new_nr);
+	if (ret)
+		return ret; /* grown maps stay grown: harmless */
+	old = (struct shrinker_id_table *)ksync_rcu_access_pointer(reg->ids);
+	t = id_table_alloc(new_nr);
+	if (!t)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < old->nr; i++)
+		KSYNC_RCU_INIT_POINTER(t->slot[i], ksync_rcu_access_pointer(old->slot[i]));
+	/* Publishes the copied slots; pairs with ksync_srcu_dereference() in id_lookup(). */
+	ksync_rcu_assign_pointer(reg->ids, t);
+	KSYNC_WRITE_ONCE(reg->nr_max, new_nr);
+	yield_point(KSYNC_SHRINKER_YP_GROW_PUBLISHED);
+	ksync_call_srcu(&reg->srcu, &old->rcu, free_rcu_id_table);
+	return 0;
+}
+
+/*
+ * Q: writers holding reg->mutex queue their SRCU callbacks from inside a
+ * read section of reg->srcu. ksync_call_srcu() throttles a caller past the
+ * domain's callback limit until the helper works the queue down, which
+ * takes a grace period; a thread holding reg->mutex must never wait for one,
+ * because a shrinker callback (inside a walk's read section) may be waiting
+ * for reg->mutex (registering or freeing another shrinker), and one growth
+ * queues two callbacks per group and node. call_srcu() never throttles a
+ * caller inside a read section of the same domain (srcu.h). The section
+ * only holds grace periods back while the writer works; nothing under
+ * reg->mutex waits for a grace period.
+ */
+static int grow_locked(struct ksync_shrinker_registry *reg, unsigned int new_nr)
+{
+	int idx, ret;
+
+	if (new_nr <= reg->nr_max)
+		return 0;
+	idx = ksync_srcu_read_lock(&reg->srcu);
+	ret = grow_maps_locked(reg, new_nr);
+	ksync_srcu_read_unlock(&reg->srcu, idx);
+	return ret;
+}
+
+int id_alloc_locked(struct ksync_shrinker_registry *reg)
+{
+	unsigned int id = 0, words = (unsigned int)KSYNC_BITS_TO_LONGS(reg->ids_cap);
+
+	for (unsigned int w = 0; w < words; w++) {
+		if (reg->ids_used[w] != ~0UL) {
+			id = w * KSYNC_BITS_PER_LONG + (unsigned int)__builtin_ctzl(~reg->ids_used[w]);
+			goto found;
+		}
+	}
+	id = reg->ids_cap;
+found:
+	if (id >= (unsigned int)INT_MAX / 2)
+		return -ENOSPC;
+	if (id >= reg->ids_cap) {
+		unsigned int cap = reg->ids_cap * 2;
+		unsigned long *n = realloc(reg->ids_used, KSYNC_BITS_TO_LONGS(cap) * sizeof(long));
+		if (!n)
+			return -ENOMEM;
+		memset(n + words, 0, (KSYNC_BITS_TO_LONGS(cap) - words) * sizeof(long));
+		reg->ids_used = n;
+		reg->ids_cap = cap;
+	}
+	if (id >= reg->nr_max) {
+		int ret = grow_locked(reg, ksync_round_up(id + 1, (unsigned int)KSYNC_BITS_PER_LONG));
+		if (ret)
+			return ret;
+	}
+	reg->ids_used[id / KSYNC_BITS_PER_LONG] |= 1UL << (id % KSYNC_BITS_PER_LONG);
+	return (int)id;
+}
+
+void id_publish_locked(struct ksync_shrinker_registry *reg, int id, struct ksync_shrinker_record *rec)
+{
+	struct shrinker_id_table *t = (struct shrinker_id_table *)ksync_rcu_access_pointer(reg->ids);
+
+	/* Publishes the record (refcount 0: walkers skip it) to id lookups. */
+	ksync_rcu_assign_pointer(t->slot[id], rec);
+}
+
+void id_free_locked(struct ksync_shrinker_registry *reg, int id)
+{
+	struct shrinker_id_table *t = (struct shrinker_id_table *)ksync_rcu_access_pointer(reg->ids);
+
+	KSYNC_RCU_INIT_POINTER(t->slot[id], NULL);
+	reg->ids_used[id / KSYNC_BITS_PER_LONG] &= ~(1UL << (id % KSYNC_BITS_PER_LONG));
+}

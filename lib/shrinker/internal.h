@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * lib/shrinker/internal.h - the registry's private types and the helpers its
+ * files share. The theory of operation, with every barrier pair, opens
+ * registry.c; each file says which part it implements.
+ *
+ * Files, by job:
+ *   registry.c    registries (create, destroy, the default one), the yield hook
+ *   ids.c         shrinker ids, the id table, growth of the per-group maps
+ *   records.c     records: allocation, the recycling cache, batched frees
+ *   register.c    register, unregister (and its cycle check), free
+ *   group_info.c  the per-group maps: the registry as a client of memory groups
+ *   walk.c        the scan budget, ksync_shrink_slab() (global and group walks)
+ *   debug.c       the debug interface and the nr_deferred ledger
+ */
+#ifndef KSYNC_LIB_SHRINKER_INTERNAL_H
+#define KSYNC_LIB_SHRINKER_INTERNAL_H
+
+#include <ksync/shrinker.h>
+#include <ksync/shrinker_testing.h>
+
+#include <ksync/atomic.h>
+#include <ksync/list.h>
+#include <ksync/memgroup.h>
+#include <ksync/rcupdate.h>
+#include <ksync/rculist.h>
+#include <ksync/sized_map.h>
+#include <ksync/srcu.h>
+
+#include "../common/wait.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#define RECORD_MAGIC 0x5348524b4e4f4445UL /* "SHRKNODE" */
+
+/* enum record_state - the life of a shrinker's record. */
+enum record_state {
+	RECORD_PREPARED = 1, /* allocated (6.7 shape) or prealloc'ed (classic) */
+	RECORD_REGISTERED,   /* on the list, callable */
+	RECORD_UNREGISTERING, /* one thread won the unregister; calls drain */
+	RECORD_UNREGISTERED, /* unlinked; waiting to be released */
+};
+
+/*
+ * struct ksync_shrinker_record - the registry's private record of one shrinker.
+ * The caller's struct ksync_shrinker is reached only through ->shrinker and
+ * only while a reference is held.
+ */
+struct ksync_shrinker_record {
+	/*
+	 * Read-mostly: walkers read it, only writers (under the mutex) write it.
+	 * Unlinking a neighbour writes its list pointers here, which walkers
+	 * hold shared at most, never modified.
+	 */
+	struct ksync_list_head list; /* reg->shrinkers, RCU */
+	struct ksync_shrinker *shrinker;
+	struct ksync_shrinker_registry *reg;
+	unsigned long magic;
+	unsigned flags;
+	int id;
+	bool owned; /* allocated by ksync_shrinker_alloc(): owned_s is the shrinker */
+	/*
+	 * Read-mostly too: the shrinker of ksync_shrinker_alloc(). No alignment
+	 * attributes (list walks form container_of() of the list head, which
+	 * must not be an over-aligned type); the order alone keeps the written
+	 * fields below at least a line away from the list pointers.
+	 */
+	struct ksync_shrinker owned_s;
+	char name[48];
+	/* Written by every walker that calls the shrinker, and by unregister. */
+	ksync_atomic_t refcount;
+	ksync_atomic_t done;  /* completion (lib/common/wait.h): the last reference is gone */
+	ksync_atomic_t state; /* enum record_state */
+	struct ksync_shrinker_record *free_next; /* reg->free_batch, or the cache */
+	struct ksync_rcu_head rcu;
+	ksync_atomic_long_t nr_deferred[]; /* per node, global walk */
+};
+
+/* The id table: id -> record, published through an RCU pointer, grown by copy. */
+struct shrinker_id_table {
+	unsigned int nr;
+	struct ksync_rcu_head rcu;
+	struct ksync_shrinker_record *KSYNC_RCU slot[];
+};
+
+/*
+ * struct shrinker_group_info - the registry's state in one memory group (its
+ * memgroup client slot): per node a sized map with one bit per shrinker id
+ * and a companion nr_deferred counter, and a summary map.
+ */
+struct shrinker_group_info {
+	struct ksync_list_head list;  /* reg->infos, RCU */
+	struct ksync_list_head dying; /* reg->dying_infos while offline waits; writers only */
+	struct ksync_shrinker_registry *reg;
+	struct ksync_memgroup *group;
+	int dead; /* set by the offline hook before its grace period (D1) */
+	/*
+	 * Group walks that left their read section for a waiting writer and have
+	 * not yet checked ->dead in the next one (P1/P2 in walk.c).
+	 */
+	ksync_atomic_t parked;
+	struct ksync_rcu_head rcu;
+	/*
+	 * maps[nid]: bits + nr_deferred per shrinker id; maps[nr_nodes + nid]:
+	 * the summary, one bit per 64-id unit of maps[nid] that may have bits
+	 * set (see shrink_slab_group()).
+	 */
+	struct ksync_sized_map *KSYNC_RCU maps[];
+};
+
+#define UNIT_BITS ((unsigned int)KSYNC_BITS_PER_LONG)
+#define SUMMARY(info, nid) ((info)->maps[(info)->reg->nr_nodes + (nid)])
+
+struct ksync_shrinker_registry {
+	struct ksync_srcu_struct srcu; /* its reader line first, cache-line aligned */
+	/*
+	 * Read by every walk, written only when the maps grow: no field that
+	 * register/unregister writes may share this line.
+	 */
+	struct shrinker_id_table *KSYNC_RCU ids KSYNC_CACHELINE_ALIGNED;
+	int nr_nodes;
+	unsigned int nr_max; /* bits of every group map; written under mutex, read with READ_ONCE */
+	size_t record_size;
+	struct ksync_memgroup_set *groups; /* the registry's memory groups */
+	int group_slot;                    /* its client slot in them */
+	/* RCU list heads: writers link at the tail; global and debug walks read. */
+	struct ksync_list_head shrinkers KSYNC_CACHELINE_ALIGNED;
+	struct ksync_list_head infos; /* group infos of online groups */
+	/* Writers only: infos whose offline has not reparented their counters yet. */
+	struct ksync_list_head dying_infos;
+	/* Writers only (under the mutex). */
+	pthread_mutex_t mutex KSYNC_CACHELINE_ALIGNED;
+	unsigned long *ids_used;
+	unsigned int ids_cap;
+	int nr_records_alive; /* prepared or registered shrinkers */
+	ksync_atomic_long_t orphaned;
+	ksync_atomic_long_t retired;
+	struct ksync_shrinker_record *free_batch; /* released records not yet queued */
+	int free_batch_len;
+	/*
+	 * Freed (after a grace period) records for reuse, under cache_lock, NOT
+	 * the mutex: the SRCU callback that fills the cache must never wait for
+	 * the mutex (see records.c). cache_lock is never held across a call
+	 * into SRCU.
+	 */
+	pthread_mutex_t cache_lock;
+	struct ksync_shrinker_record *record_cache;
+	int record_cache_len;
+};
+
+/* ------------------------------------------------------------------------ */
+/* Yield hook (registry.c)                                                  */
+
+extern void (*ksync__shrinker_yield_hook)(int, void *);
+extern void *ksync__shrinker_yield_arg;
+
+static KSYNC_ALWAYS_INLINE void yield_point(int point)
+{
+	void (*hook)(int, void *) = KSYNC_READ_ONCE(ksync__shrinker_yield_hook);
+
+	if (ksync_unlikely(hook != NULL)) {
+		/* Y2: pairs with Y1 in ksync_shrinker_set_yield_hook(). */
+		hook = ksync_smp_load_acquire(&ksync__shrinker_yield_hook);
+		if (hook)
+			hook(point, KSYNC_READ_ONCE(ksync__shrinker_yield_arg));
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* The shrinkers this thread is calling into (walk.c), for misuse checks     */
+
+#define CALL_DEPTH_MAX 8
+extern _Thread_local struct ksync_shrinker_record *ksync__shrinker_calling[CALL_DEPTH_MAX];
+extern _Thread_local int ksync__shrinker_depth;
+
+static inline bool thread_is_calling(const struct ksync_shrinker_record *rec)
+{
+	for (int i = 0; i < ksync__shrinker_depth && i < CALL_DEPTH_MAX; i++)
+		if (ksync__shrinker_calling[i] == rec)
+			return true;
+	return false;
+}
+
+/* Inside a shrinker callback? */
+static inline bool in_callback(void)
+{
+	return ksync__shrinker_depth > 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* References                                                               */
+
+static KSYNC_ALWAYS_INLINE bool record_try_get(struct ksync_shrinker_record *rec)
+{
+	/* R2: fully ordered RMW; reads the count published by R1. */
+	return ksync_atomic_inc_not_zero(&rec->refcount);
+}
+
+static KSYNC_ALWAYS_INLINE void record_put(struct ksync_shrinker_record *rec)
+{
+	if (ksync_atomic_dec_and_test(&rec->refcount))
+		ksync_completion_fire(&rec->done);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Shared between files                                                     */
+
+struct ksync_shrinker_registry *reg_or_default(struct ksync_shrinker_registry *reg);
+
+/* ids.c */
+int shrinker_ids_init(struct ksync_shrinker_registry *reg);
+void shrinker_ids_destroy(struct ksync_shrinker_registry *reg);
+int id_alloc_locked(struct ksync_shrinker_registry *reg);
+void id_publish_locked(struct ksync_shrinker_registry *reg, int id, struct ksync_shrinker_record *rec);
+void id_free_locked(struct ksync_shrinker_registry *reg, int id);
+static KSYNC_ALWAYS_INLINE struct ksync_shrinker_record *
+id_lookup(struct ksync_shrinker_registry *reg, unsigned int id)
+{
+	struct shrinker_id_table *t = ksync_srcu_dereference(reg->ids, &reg->srcu);
+
+	if (id >= t->nr)
+		return NULL;
+	return ksync_srcu_dereference(t->slot[id], &reg->srcu);
+}
+
+/* records.c */
+struct ksync_shrinker_record *record_alloc(struct ksync_shrinker_registry *reg);
+void record_release(struct ksync_shrinker_record *rec);
+void records_flush_locked_batch(struct ksync_shrinker_registry *reg);
+void records_destroy(struct ksync_shrinker_registry *reg);
+void retire_deferred_locked(struct ksync_shrinker_record *rec);
+struct ksync_shrinker_record *record_of(const struct ksync_shrinker *s);
+
+/* walk.c: call a callback, recorded as a call into @rec */
+unsigned long shrinker_call_count(struct ksync_shrinker_record *rec, struct ksync_shrink_control *sc);
+unsigned long shrinker_call_scan(struct ksync_shrinker_record *rec, struct ksync_shrink_control *sc);
+
+/* group_info.c */
+extern const struct ksync_memgroup_client ksync__shrinker_group_client;
+struct shrinker_group_info *group_info(struct ksync_memgroup *g);
+int group_infos_grow_locked(struct ksync_shrinker_registry *reg, unsigned int new_nr);
+bool group_resume_after_gap(struct shrinker_group_info *info, int *idx);
+
+static KSYNC_ALWAYS_INLINE bool group_alive(const struct shrinker_group_info *info)
+{
+	return !KSYNC_READ_ONCE(info->dead); /* D1 */
+}
+
+#endif /* KSYNC_LIB_SHRINKER_INTERNAL_H */

@@ -1,0 +1,438 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * lib/shrinker/register.c - both registration shapes, unregister, free.
+ *
+ * See registry.c for the lifetime of a record (prepare, register,
+ * unregister) and its barrier pairs (PUB, R1/R2, C1/C2). This file also
+ * holds the cycle check of unregisters called from callbacks.
+ */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------ */
+/* Prepare and register                                                     */
+
+static struct ksync_shrinker_record *record_prepare(struct ksync_shrinker_registry *reg,
+						    struct ksync_shrinker *s, bool owned,
+						    unsigned flags, const char *fmt, va_list ap)
+{
+	struct ksync_shrinker_record *rec = record_alloc(reg);
+
+	if (!rec)
+		return NULL;
+	rec->magic = RECORD_MAGIC;
+	rec->reg = reg;
+	rec->owned = owned;
+	rec->flags = flags;
+	rec->id = -1;
+	if (owned)
+		s = &rec->owned_s;
+	rec->shrinker = s;
+	if (fmt)
+		vsnprintf(rec->name, sizeof(rec->name), fmt, ap);
+	ksync_atomic_set(&rec->state, RECORD_PREPARED);
+
+	pthread_mutex_lock(&reg->mutex);
+	if (flags & KSYNC_SHRINKER_MEMCG_AWARE) {
+		int id = id_alloc_locked(reg);
+		if (id < 0) {
+			pthread_mutex_unlock(&reg->mutex);
+			free(rec);
+			return NULL;
+		}
+		rec->id = id;
+		id_publish_locked(reg, id, rec);
+	}
+	reg->nr_records_alive++;
+	pthread_mutex_unlock(&reg->mutex);
+
+	s->flags = flags;
+	s->id = rec->id;
+	/* PUB: release; the record's fields, then the registry, then the record. */
+	ksync_smp_store_release(&s->reg, reg);
+	ksync_smp_store_release(&s->record, rec);
+	return rec;
+}
+
+struct ksync_shrinker *ksync_shrinker_alloc(struct ksync_shrinker_registry *reg, unsigned flags,
+					    const char *fmt, ...)
+{
+	struct ksync_shrinker_record *rec;
+	va_list ap;
+
+	reg = reg_or_default(reg);
+	if (!reg)
+		return NULL;
+	if (KSYNC_WARN(flags & ~KSYNC_SHRINKER_USER_FLAGS, "ksync_shrinker_alloc: unknown flags"))
+		return NULL;
+	va_start(ap, fmt);
+	rec = record_prepare(reg, NULL, true, flags, fmt, ap);
+	va_end(ap);
+	if (!rec)
+		return NULL;
+	rec->owned_s.seeks = KSYNC_DEFAULT_SEEKS;
+	return &rec->owned_s;
+}
+
+static int do_register(struct ksync_shrinker *s)
+{
+	struct ksync_shrinker_record *rec;
+	int st = RECORD_PREPARED;
+
+	if (KSYNC_WARN(!s || !s->record, "register: shrinker not allocated/prepared"))
+		return -EINVAL;
+	rec = record_of(s);
+	if (KSYNC_WARN(!rec, "register: foreign shrinker (not prepared by this registry)"))
+		return -EINVAL;
+	if (KSYNC_WARN(!s->count_objects || !s->scan_objects,
+		       "register: count_objects and scan_objects are required"))
+		return -EINVAL;
+	if (!ksync_atomic_try_cmpxchg(&rec->state, &st, RECORD_REGISTERED)) {
+		KSYNC_WARN(1, "register: shrinker already registered (double register)");
+		return -EBUSY;
+	}
+	struct ksync_shrinker_registry *reg = rec->reg;
+
+	pthread_mutex_lock(&reg->mutex);
+	/* R1: release; the caller's fields and the record's before it; pairs with R2. */
+	ksync_atomic_set_release(&rec->refcount, 1);
+	ksync_list_add_tail_rcu(&rec->list, &reg->shrinkers);
+	pthread_mutex_unlock(&reg->mutex);
+	return 0;
+}
+
+int ksync_shrinker_register(struct ksync_shrinker *s)
+{
+	return do_register(s);
+}
+
+int ksync_prealloc_shrinker(struct ksync_shrinker_registry *reg, struct ksync_shrinker *s,
+			    const char *fmt, ...)
+{
+	struct ksync_shrinker_record *rec;
+	va_list ap;
+
+	if (KSYNC_WARN(!s, "ksync_prealloc_shrinker: NULL shrinker"))
+		return -EINVAL;
+	if (KSYNC_WARN(s->record != NULL, "ksync_prealloc_shrinker: shrinker already prepared or registered"))
+		return -EBUSY;
+	if (KSYNC_WARN(s->flags & ~KSYNC_SHRINKER_USER_FLAGS, "ksync_prealloc_shrinker: unknown flags"))
+		return -EINVAL;
+	reg = reg_or_default(reg);
+	if (!reg)
+		return -ENOMEM;
+	va_start(ap, fmt);
+	rec = record_prepare(reg, s, false, s->flags, fmt, ap);
+	va_end(ap);
+	return rec ? 0 : -ENOMEM;
+}
+
+int ksync_register_shrinker_prepared(struct ksync_shrinker *s)
+{
+	return do_register(s);
+}
+
+int ksync_register_shrinker(struct ksync_shrinker_registry *reg, struct ksync_shrinker *s,
+			    const char *fmt, ...)
+{
+	struct ksync_shrinker_record *rec;
+	va_list ap;
+	int ret;
+
+	if (KSYNC_WARN(!s, "ksync_register_shrinker: NULL shrinker"))
+		return -EINVAL;
+	if (KSYNC_WARN(s->record != NULL, "ksync_register_shrinker: shrinker already registered"))
+		return -EBUSY;
+	if (KSYNC_WARN(!s->count_objects || !s->scan_objects,
+		       "ksync_register_shrinker: count_objects and scan_objects are required"))
+		return -EINVAL;
+	if (KSYNC_WARN(s->flags & ~KSYNC_SHRINKER_USER_FLAGS, "ksync_register_shrinker: unknown flags"))
+		return -EINVAL;
+	reg = reg_or_default(reg);
+	if (!reg)
+		return -ENOMEM;
+	va_start(ap, fmt);
+	rec = record_prepare(reg, s, false, s->flags, fmt, ap);
+	va_end(ap);
+	if (!rec)
+		return -ENOMEM;
+	ret = do_register(s);
+	if (ret)
+		ksync_free_prealloced_shrinker(s);
+	return ret;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Unregister from callbacks: the cycle check                               */
+
+/*
+ * A callback may unregister other shrinkers, and unregister waits until the
+ * calls into its target have returned. If the callbacks of A and B run on two
+ * threads and each unregisters the other, each waits for a call that waits
+ * for it: the kernel hangs there. ksync refuses the wait that would close
+ * such a cycle (of any length, across registries): every thread that waits
+ * from inside a callback publishes, on one process-wide list under
+ * waits_lock, the record it waits for and the records it is calling into
+ * (its calls cannot change while it waits). Publishing and searching the
+ * graph happen under that one lock, so of the threads whose waits form a
+ * cycle the last to publish finds it, and backs out (-EDEADLK, reported);
+ * the others then complete. A thread outside any callback holds no
+ * reference a cycle could need, and skips all of this.
+ *
+ * The records live on the waiting threads' stacks; a thread does not exit
+ * while it waits, and the fork handler empties the list in the child, where
+ * those threads do not exist.
+ */
+struct unreg_wait {
+	struct ksync_list_head link; /* on unreg_waits */
+	const struct ksync_shrinker_record *waits_for;
+	const struct ksync_shrinker_record *calling[CALL_DEPTH_MAX];
+	int nr_calling;
+	unsigned long visited; /* search generation that reached it */
+};
+
+static pthread_mutex_t waits_lock = PTHREAD_MUTEX_INITIALIZER;
+static KSYNC_LIST_HEAD(unreg_waits);
+static unsigned long waits_generation;
+static pthread_once_t waits_atfork_once = PTHREAD_ONCE_INIT;
+
+static void waits_atfork_prepare(void)
+{
+	pthread_mutex_lock(&waits_lock);
+}
+
+static void waits_atfork_parent(void)
+{
+	pthread_mutex_unlock(&waits_lock);
+}
+
+static void waits_atfork_child(void)
+{
+	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+
+	/* Only the forking thread exists here, and it was not waiting. */
+	ksync_init_list_head(&unreg_waits);
+	memcpy(&waits_lock, &fresh, sizeof(fresh));
+}
+
+static void waits_atfork_register(void)
+{
+	pthread_atfork(waits_atfork_prepare, waits_atfork_parent, waits_atfork_child);
+}
+
+static bool wait_is_calling(const struct unreg_wait *w, const struct ksync_shrinker_record *rec)
+{
+	for (int i = 0; i < w->nr_calling; i++)
+		if (w->calling[i] == rec)
+			return true;
+	return false;
+}
+
+/* Under waits_lock: does waiting for @rec lead, through waiting threads, back to @self? */
+static bool wait_reaches(const struct unreg_wait *self, const struct ksync_shrinker_record *rec,
+			 unsigned long gen)
+{
+	struct unreg_wait *w;
+
+	if (wait_is_calling(self, rec))
+		return true;
+	ksync_list_for_each_entry(w, &unreg_waits, link) {
+		if (w == self || w->visited == gen || !wait_is_calling(w, rec))
+			continue;
+		w->visited = gen; /* each waiting thread is followed once: depth <= their number */
+		if (wait_reaches(self, w->waits_for, gen))
+			return true;
+	}
+	return false;
+}
+
+/* Publish that this thread, inside a callback, waits for @rec; false (nothing published) on a cycle. */
+static bool unreg_wait_publish(struct unreg_wait *me, const struct ksync_shrinker_record *rec)
+{
+	bool cycle;
+
+	pthread_once(&waits_atfork_once, waits_atfork_register);
+	me->waits_for = rec;
+	me->nr_calling = ksync_min(ksync__shrinker_depth, CALL_DEPTH_MAX);
+	for (int i = 0; i < me->nr_calling; i++)
+		me->calling[i] = ksync__shrinker_calling[i];
+	me->visited = 0;
+	pthread_mutex_lock(&waits_lock);
+	cycle = wait_reaches(me, rec, ++waits_generation);
+	if (!cycle)
+		ksync_list_add(&me->link, &unreg_waits);
+	pthread_mutex_unlock(&waits_lock);
+	return !cycle;
+}
+
+static void unreg_wait_done(struct unreg_wait *me)
+{
+	pthread_mutex_lock(&waits_lock);
+	ksync_list_del(&me->link);
+	pthread_mutex_unlock(&waits_lock);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Unregister                                                               */
+
+/* REGISTERED -> UNREGISTERING: one winner, which then owns the record until it releases it. */
+static int unregister_claim(struct ksync_shrinker_record *rec)
+{
+	int st = RECORD_REGISTERED;
+
+	if (KSYNC_WARN(thread_is_calling(rec),
+		       "unregister: called from the shrinker's own callback (would deadlock)"))
+		return -EDEADLK;
+	if (ksync_atomic_try_cmpxchg(&rec->state, &st, RECORD_UNREGISTERING))
+		return 0;
+	if (st == RECORD_PREPARED)
+		return -ENOENT;
+	if (KSYNC_WARN(st == RECORD_UNREGISTERED, "unregister: shrinker already unregistered"))
+		return -ENOENT;
+	KSYNC_WARN(1, "unregister: shrinker is being unregistered by another thread");
+	return -EBUSY;
+}
+
+/* UNREGISTERING -> UNREGISTERED, or back to REGISTERED with -EDEADLK (a cycle). */
+static int unregister_finish(struct ksync_shrinker_record *rec)
+{
+	struct ksync_shrinker_registry *reg = rec->reg;
+
+	record_put(rec); /* the initial reference */
+	yield_point(KSYNC_SHRINKER_YP_UNREG_BEFORE_WAIT);
+	if (in_callback()) {
+		struct unreg_wait me;
+
+		if (!unreg_wait_publish(&me, rec)) {
+			/*
+			 * Back out. A thread of the cycle is inside a callback
+			 * of @rec, holding a reference, and cannot return
+			 * before we do: the count is at least 1, so it has not
+			 * reached zero (the completion has not fired) and
+			 * taking the initial reference back is safe.
+			 */
+			ksync_atomic_inc(&rec->refcount);
+			ksync_atomic_set(&rec->state, RECORD_REGISTERED);
+			KSYNC_WARN(1, "unregister: shrinker callbacks unregister each other in a cycle "
+				      "(would deadlock); this one is refused");
+			return -EDEADLK;
+		}
+		yield_point(KSYNC_SHRINKER_YP_UNREG_WAIT_CHECKED);
+		ksync_completion_wait(&rec->done);
+		unreg_wait_done(&me);
+	} else {
+		ksync_completion_wait(&rec->done);
+	}
+	yield_point(KSYNC_SHRINKER_YP_UNREG_AFTER_WAIT);
+	pthread_mutex_lock(&reg->mutex);
+	ksync_list_del_rcu(&rec->list);
+	/*
+	 * Retire the global counters in the same critical section as the
+	 * unlink: ksync_shrinker_deferred_total() (under the mutex) must find
+	 * them either on the list or in reg->retired, never in neither.
+	 */
+	retire_deferred_locked(rec);
+	pthread_mutex_unlock(&reg->mutex);
+	ksync_atomic_set(&rec->state, RECORD_UNREGISTERED);
+	return 0;
+}
+
+int ksync_shrinker_free(struct ksync_shrinker *s)
+{
+	struct ksync_shrinker_record *rec;
+	int ret;
+
+	if (!s)
+		return 0;
+	rec = record_of(s);
+	if (KSYNC_WARN(!rec || !rec->owned,
+		       "ksync_shrinker_free: not a shrinker from ksync_shrinker_alloc()"))
+		return -EINVAL;
+	if (KSYNC_WARN(thread_is_calling(rec),
+		       "ksync_shrinker_free: called from the shrinker's own callback (would deadlock)"))
+		return -EDEADLK;
+	if (ksync_atomic_read(&rec->state) != RECORD_PREPARED) {
+		ret = unregister_claim(rec);
+		if (!ret)
+			ret = unregister_finish(rec);
+		if (ret)
+			return ret;
+	}
+	record_release(rec);
+	return 0;
+}
+
+int ksync_unregister_shrinker(struct ksync_shrinker *s)
+{
+	struct ksync_shrinker_registry *reg = s ? ksync_smp_load_acquire(&s->reg) : NULL; /* PUB */
+	struct ksync_shrinker_record *rec;
+	int ret, idx;
+
+	if (!reg) {
+		/* Not prepared here; a struct with a record but no registry claims another's. */
+		if (KSYNC_WARN(s && KSYNC_READ_ONCE(s->record),
+			       "ksync_unregister_shrinker: foreign shrinker (not prepared by this API)"))
+			return -EINVAL;
+		KSYNC_WARN(1, "ksync_unregister_shrinker: shrinker not registered");
+		return -ENOENT;
+	}
+	/*
+	 * Find and claim the record inside a read section: a thread that
+	 * unregisters @s at the same time frees the record (call_srcu) once it
+	 * is done, so this one sees @s->record cleared, or the record's final
+	 * state, never freed memory.
+	 */
+	idx = ksync_srcu_read_lock(&reg->srcu);
+	rec = ksync_smp_load_acquire(&s->record); /* PUB */
+	if (KSYNC_WARN(!rec, "ksync_unregister_shrinker: shrinker not registered"))
+		ret = -ENOENT;
+	else if (KSYNC_WARN(rec->magic != RECORD_MAGIC || rec->shrinker != s || rec->owned,
+			    "ksync_unregister_shrinker: foreign shrinker (use ksync_shrinker_free() for allocated ones)"))
+		ret = -EINVAL;
+	else if (KSYNC_WARN(ksync_atomic_read(&rec->state) == RECORD_PREPARED,
+			    "ksync_unregister_shrinker: shrinker prepared but not registered"))
+		ret = -ENOENT;
+	else {
+		yield_point(KSYNC_SHRINKER_YP_RECORD_FOUND);
+		ret = unregister_claim(rec);
+	}
+	ksync_srcu_read_unlock(&reg->srcu, idx);
+	if (!ret)
+		ret = unregister_finish(rec);
+	if (ret)
+		return ret;
+	/*
+	 * No walker will dereference @s again: give the caller its struct back.
+	 * Debug calls look @s->record up inside a read section; the record is
+	 * queued for freeing (call_srcu) only after this store, so a debug call
+	 * either sees NULL or a record that outlives its section.
+	 */
+	KSYNC_WRITE_ONCE(s->record, NULL);
+	KSYNC_WRITE_ONCE(s->reg, NULL);
+	s->id = -1;
+	record_release(rec);
+	return 0;
+}
+
+void ksync_free_prealloced_shrinker(struct ksync_shrinker *s)
+{
+	struct ksync_shrinker_record *rec;
+
+	if (!s || !s->record)
+		return;
+	rec = record_of(s);
+	if (KSYNC_WARN(!rec || rec->owned, "ksync_free_prealloced_shrinker: foreign shrinker"))
+		return;
+	if (KSYNC_WARN(ksync_atomic_read(&rec->state) != RECORD_PREPARED,
+		       "ksync_free_prealloced_shrinker: shrinker is registered; unregister it"))
+		return;
+	KSYNC_WRITE_ONCE(s->record, NULL);
+	KSYNC_WRITE_ONCE(s->reg, NULL);
+	s->id = -1;
+	record_release(rec);
+}

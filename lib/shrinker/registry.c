@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * lib/shrinker/registry.c - registries, the default registry, the yield hook.
+ *
+ * Theory of operation of the lockless shrinker registry
+ * -----------------------------------------------------
+ * Objects and who may touch them:
+ *
+ *  registry   one SRCU domain (reg->srcu), one writers' mutex (reg->mutex),
+ *             an RCU list of shrinker records (reg->shrinkers), an RCU list
+ *             of group infos (reg->infos), and an id table (reg->ids: id ->
+ *             record, published through an RCU pointer, grown by copy +
+ *             publish + call_srcu free of the old table).
+ *  record     the registry's private record of one shrinker: list link, id,
+ *             a reference count, a completion, the state, per-node
+ *             nr_deferred of the global walk. The caller's struct
+ *             ksync_shrinker is reached only through rec->shrinker and only
+ *             while a reference is held.
+ *  group info the registry's state in one memory group (<ksync/memgroup.h>:
+ *             the registry is a client of its own set of groups): per node a
+ *             sized map (<ksync/sized_map.h>) with one bit per shrinker id
+ *             and a companion ksync_atomic_long_t, the group's nr_deferred
+ *             of that id. All maps have reg->nr_max bits; a new high id grows
+ *             all of them (shared units: a bit or a count written through an
+ *             old generation is never lost).
+ *
+ * Readers (ksync_shrink_slab(), ksync_set_shrinker_bit(), the debug calls)
+ * run inside ksync_srcu_read_lock(&reg->srcu) and never take reg->mutex.
+ * Before calling into a shrinker they take a reference
+ * (ksync_atomic_inc_not_zero(&rec->refcount): "try_get"), and drop it after.
+ * Writers hold reg->mutex while they change the lists, the id table or the
+ * maps, but never while they wait.
+ *
+ * Lifetime of a shrinker (records.c, register.c):
+ *   prepare   record allocated; a memcg-aware shrinker gets the lowest free
+ *             id and its record is stored in the id table with refcount 0
+ *             (so a walker that meets the id clears the bit and moves on).
+ *             s->reg, then s->record, are published with release (PUB).
+ *   register  refcount := 1 (release, R1), then the record is linked into
+ *             reg->shrinkers (release). A walker whose try_get succeeds
+ *             read-acquires the count (fully ordered RMW, R2 pairs with R1)
+ *             and so sees every field of the caller's struct.
+ *   unregister  REGISTERED -> UNREGISTERING (cmpxchg: one winner); drop the
+ *             initial reference; wait for the completion that the thread
+ *             dropping the count to zero fires. From then on try_get fails
+ *             forever, so no callback starts again and none is running: the
+ *             guarantee of ksync_unregister_shrinker(), and its ONLY wait.
+ *             Then, under the mutex, unlink and clear the id slot; the
+ *             record is freed by call_srcu (in batches) once no reader can
+ *             hold it. No synchronize_srcu() on this path (the 6.4
+ *             regression). From a callback, the wait is published and one
+ *             that would close a cycle of callbacks unregistering each other
+ *             is refused (-EDEADLK), see register.c.
+ *
+ * Walks (walk.c): the global walk iterates reg->shrinkers; the group walk
+ * finds set bits in the group's maps and looks the ids up in the id table.
+ * A walk that notices a writer waiting for a grace period of reg->srcu
+ * (ksync_srcu_gp_pending()) leaves and re-enters its read section: with a
+ * reference held (global walk) the record stays on the list, because
+ * unlinking waits for the count; the group walk counts itself in the group
+ * info's ->parked across the gap (P1/P2) and re-fetches the maps.
+ *
+ * Groups (group_info.c): a group walk takes no reference (no atomic on the
+ * group's cache line); it checks ->dead inside each read section. The
+ * offline hook sets ->dead, unlinks the info, waits for one grace period
+ * (every walk that may have missed ->dead is done) and for the walks that
+ * were between two sections (->parked), then moves the nr_deferred counters
+ * to the parent (deferred work is never lost) and frees the maps by
+ * call_srcu. This is the one grace-period wait of the registry, and it is
+ * not on the register/unregister path.
+ *
+ * nr_deferred ledger: work sits in a group counter (group walk), in the
+ * record's per-node counter (global walk), in reg->orphaned (work of a
+ * destroyed top-level group) or in reg->retired (global counters of an
+ * unregistered shrinker). Growth moves nothing (shared units), reparenting
+ * moves counts with xchg + add, unregister leaves group counters in place:
+ * an id reused later inherits them, as in the kernel.
+ *
+ * Barrier pairs:
+ *   R1/R2  register publishes the refcount; try_get acquires it.
+ *   C1/C2  completion: the last put releases, the waiter acquires.
+ *   PUB    prepare publishes s->reg and s->record with release; the debug
+ *          calls and unregister load them with acquire.
+ *   D1     group offline: ->dead, then a grace period; walkers read ->dead
+ *          inside their read section.
+ *   P1/P2  a group walk leaving its section counts itself in ->parked inside
+ *          it (ordered before offline's read by the grace period), and
+ *          withdraws, fully ordered, in the next; offline reads ->parked
+ *          with acquire after its grace period.
+ *   G1     growth publishes a group's summary map before its bit map.
+ *   S2/W2  set_shrinker_bit sets the bit, then tests the summary bit; the
+ *          walk clears a summary bit, then looks at the unit again.
+ *   S1/W1  set_shrinker_bit's full barrier between "objects are visible" and
+ *          the bit, against the group walk's barrier between clearing the
+ *          bit on SHRINK_EMPTY and counting again.
+ *   S1/L1  the same barrier of set_shrinker_bit also orders the shrinker's
+ *          publication in the id table before its bit; the group walk reads
+ *          a found bit before looking its id up.
+ *   Y1/Y2  the yield hook's argument, then the hook.
+ *   Q      not a barrier: writers holding reg->mutex queue SRCU callbacks
+ *          from inside a read section, so call_srcu's throttle never makes
+ *          them wait for a grace period (see ids.c).
+ */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------ */
+/* Yield hook                                                               */
+
+void (*ksync__shrinker_yield_hook)(int, void *);
+void *ksync__shrinker_yield_arg;
+
+void ksync_shrinker_set_yield_hook(void (*hook)(int point, void *arg), void *arg)
+{
+	KSYNC_WRITE_ONCE(ksync__shrinker_yield_arg, arg);
+	/* Y1: orders the argument before the hook; pairs with Y2 in yield_point(). */
+	ksync_smp_store_release(&ksync__shrinker_yield_hook, hook);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Registries                                                               */
+
+static void registry_free(struct ksync_shrinker_registry *reg)
+{
+	if (reg->groups) {
+		if (reg->group_slot >= 0)
+			ksync_memgroup_client_unregister(reg->groups, reg->group_slot);
+		ksync_memgroup_set_destroy(reg->groups);
+	}
+	shrinker_ids_destroy(reg);
+	ksync_cleanup_srcu_struct(&reg->srcu);
+	pthread_mutex_destroy(&reg->mutex);
+	pthread_mutex_destroy(&reg->cache_lock);
+	free(reg);
+}
+
+struct ksync_shrinker_registry *ksync_shrinker_registry_create(int nr_nodes)
+{
+	struct ksync_shrinker_registry *reg;
+
+	if (KSYNC_WARN(nr_nodes < 1 || nr_nodes > KSYNC_SHRINKER_MAX_NODES,
+		       "ksync_shrinker_registry_create: bad nr_nodes"))
+		return NULL;
+	/* The layout is cache-line aligned: so must the memory be. */
+	reg = aligned_alloc(KSYNC_CACHELINE_SIZE,
+			    ksync_round_up(sizeof(*reg), (size_t)KSYNC_CACHELINE_SIZE));
+	if (!reg)
+		return NULL;
+	memset(reg, 0, sizeof(*reg));
+	if (ksync_init_srcu_struct(&reg->srcu) != 0) {
+		free(reg);
+		return NULL;
+	}
+	pthread_mutex_init(&reg->mutex, NULL);
+	pthread_mutex_init(&reg->cache_lock, NULL);
+	ksync_init_list_head(&reg->shrinkers);
+	ksync_init_list_head(&reg->infos);
+	ksync_init_list_head(&reg->dying_infos);
+	reg->nr_nodes = nr_nodes;
+	reg->record_size = sizeof(struct ksync_shrinker_record) +
+			   (size_t)nr_nodes * sizeof(ksync_atomic_long_t);
+	reg->group_slot = -1;
+	if (shrinker_ids_init(reg) != 0)
+		goto fail;
+	reg->groups = ksync_memgroup_set_create();
+	if (!reg->groups)
+		goto fail;
+	reg->group_slot = ksync_memgroup_client_register(reg->groups, &ksync__shrinker_group_client, reg);
+	if (reg->group_slot < 0)
+		goto fail;
+	return reg;
+fail:
+	registry_free(reg);
+	return NULL;
+}
+
+int ksync_shrinker_registry_destroy(struct ksync_shrinker_registry *reg)
+{
+	if (!reg)
+		return -EINVAL;
+	pthread_mutex_lock(&reg->mutex);
+	bool busy = reg->nr_records_alive != 0;
+	pthread_mutex_unlock(&reg->mutex);
+	busy |= ksync_memgroup_nr_groups(reg->groups) != 0;
+	if (KSYNC_WARN(busy, "ksync_shrinker_registry_destroy: shrinkers or groups remain; leaking the registry"))
+		return -EBUSY;
+	records_flush_locked_batch(reg);
+	ksync_srcu_barrier(&reg->srcu);
+	records_destroy(reg);
+	registry_free(reg);
+	return 0;
+}
+
+static pthread_once_t default_once = PTHREAD_ONCE_INIT;
+static struct ksync_shrinker_registry *default_reg;
+static int default_nr_nodes = 1;
+static int default_created;
+
+static void default_init(void)
+{
+	struct ksync_shrinker_registry *r = ksync_shrinker_registry_create(default_nr_nodes);
+
+	/* DR1: publishes the initialised registry; pairs with DR2 below. */
+	ksync_smp_store_release(&default_reg, r);
+	KSYNC_WRITE_ONCE(default_created, 1);
+}
+
+struct ksync_shrinker_registry *ksync_shrinker_registry_default(void)
+{
+	/* DR2: pairs with DR1 in default_init(): a non-NULL pointer is initialised. */
+	struct ksync_shrinker_registry *r = ksync_smp_load_acquire(&default_reg);
+
+	if (ksync_likely(r != NULL))
+		return r;
+	pthread_once(&default_once, default_init);
+	return ksync_smp_load_acquire(&default_reg); /* DR2 again, after the once */
+}
+
+int ksync_shrinker_set_default_nr_nodes(int nr_nodes)
+{
+	if (KSYNC_WARN(nr_nodes < 1 || nr_nodes > KSYNC_SHRINKER_MAX_NODES,
+		       "ksync_shrinker_set_default_nr_nodes: bad nr_nodes"))
+		return -EINVAL;
+	if (KSYNC_READ_ONCE(default_created))
+		return -EBUSY;
+	KSYNC_WRITE_ONCE(default_nr_nodes, nr_nodes);
+	return 0;
+}
+
+struct ksync_shrinker_registry *reg_or_default(struct ksync_shrinker_registry *reg)
+{
+	return reg ? reg : ksync_shrinker_registry_default();
+}
+
+int ksync_shrinker_registry_nr_nodes(struct ksync_shrinker_registry *reg)
+{
+	reg = reg_or_default(reg);
+	return reg ? reg->nr_nodes : 0;
+}
+
+int ksync_shrinker_nr_max(struct ksync_shrinker_registry *reg)
+{
+	reg = reg_or_default(reg);
+	return reg ? (int)KSYNC_READ_ONCE(reg->nr_max) : 0;
+}
+
+struct ksync_memgroup_set *ksync_shrinker_registry_groups(struct ksync_shrinker_registry *reg)
+{
+	reg = reg_or_default(reg);
+	return reg ? reg->groups : NULL;
+}
+
+struct ksync_srcu_struct *ksync_shrinker_registry_srcu(struct ksync_shrinker_registry *reg)
+{
+	reg = reg_or_default(reg);
+	return reg ? &reg->srcu : NULL;
+}

@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Unit tests of ksync::memgroup: the lifecycle and its states, references,
+ * the hooks of clients (order, which groups they see, failure rollback),
+ * misuse reports, and a concurrent create/offline/tryget churn.
+ */
+#include <ksync/memgroup.h>
+#include <ksync/srcu.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "ktest.h"
+
+/* A client that logs its hooks as "<tag><event><group id>;" */
+struct log_client {
+	struct ksync_memgroup_client c;
+	char tag;
+	int slot;
+	int fail_online_of; /* group id whose online fails, -1 for none */
+	char log[512];
+	int live; /* groups holding this client's state */
+};
+
+static void log_event(struct log_client *lc, char ev, const struct ksync_memgroup *g)
+{
+	size_t n = strlen(lc->log);
+	snprintf(lc->log + n, sizeof(lc->log) - n, "%c%c%d;", lc->tag, ev, ksync_memgroup_id(g));
+}
+
+static int lc_online(struct ksync_memgroup *g, int slot, void *priv)
+{
+	struct log_client *lc = priv;
+
+	if (ksync_memgroup_id(g) == lc->fail_online_of)
+		return -ENOMEM;
+	log_event(lc, 'o', g);
+	ksync_memgroup_set_slot(g, slot, lc);
+	lc->live++;
+	return 0;
+}
+
+static void lc_offline(struct ksync_memgroup *g, int slot, void *priv)
+{
+	struct log_client *lc = priv;
+
+	KCHECK_EQ(slot, lc->slot);
+	/* Offline runs while the group is dying, its parent still online. */
+	KCHECK_EQ(ksync_memgroup_state(g), KSYNC_MEMGROUP_DYING);
+	if (ksync_memgroup_parent(g))
+		KCHECK_EQ(ksync_memgroup_state(ksync_memgroup_parent(g)), KSYNC_MEMGROUP_ONLINE);
+	log_event(lc, 'x', g);
+}
+
+static void lc_release(struct ksync_memgroup *g, int slot, void *priv)
+{
+	struct log_client *lc = priv;
+
+	KCHECK_EQ(slot, lc->slot);
+	KCHECK(ksync_memgroup_slot(g, slot) == lc);
+	log_event(lc, 'r', g);
+	lc->live--;
+}
+
+static void lc_init(struct log_client *lc, char tag)
+{
+	memset(lc, 0, sizeof(*lc));
+	lc->c = (struct ksync_memgroup_client){ "log", lc_online, lc_offline, lc_release };
+	lc->tag = tag;
+	lc->fail_online_of = -1;
+}
+
+KTEST(lifecycle_states_and_hook_order)
+{
+	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
+	struct log_client a, b;
+
+	lc_init(&a, 'A');
+	lc_init(&b, 'B');
+	a.slot = ksync_memgroup_client_register(set, &a.c, &a);
+	b.slot = ksync_memgroup_client_register(set, &b.c, &b);
+	KCHECK_EQ(a.slot, 0);
+	KCHECK_EQ(b.slot, 1);
+	KCHECK_EQ(ksync_memgroup_client_find(set, &b.c), 1);
+
+	struct ksync_memgroup *p = ksync_memgroup_create(set, NULL);
+	struct ksync_memgroup *c = ksync_memgroup_create(NULL, p);
+	KCHECK(p && c);
+	KCHECK(ksync_memgroup_parent(c) == p);
+	KCHECK(ksync_memgroup_set_of(c) == set);
+	KCHECK_EQ(ksync_memgroup_state(c), KSYNC_MEMGROUP_ONLINE);
+	KCHECK_EQ(ksync_memgroup_nr_groups(set), 2);
+
+	/* A parent with an online child cannot go offline. */
+	unsigned long w = ksync_warn_count;
+	KCHECK_EQ(ksync_memgroup_offline(p), -EBUSY);
+	KCHECK_EQ(ksync_warn_count, w + 1);
+
+	/* A reference keeps the offlined child in memory, DEAD. */
+	KCHECK(ksync_memgroup_tryget(c));
+	KCHECK_EQ(ksync_memgroup_offline(c), 0);
+	KCHECK_EQ(ksync_memgroup_state(c), KSYNC_MEMGROUP_DEAD);
+	KCHECK(!ksync_memgroup_tryget_online(c));
+	KCHECK_EQ(ksync_memgroup_offline(c), -EBUSY); /* twice: reported */
+	KCHECK_EQ(ksync_warn_count, w + 2);
+	/* A dead child does not hold its parent online; its reference holds its memory. */
+	KCHECK_EQ(ksync_memgroup_offline(p), 0);
+	KCHECK_EQ(ksync_memgroup_state(p), KSYNC_MEMGROUP_DEAD);
+	KCHECK_EQ(ksync_memgroup_nr_groups(set), 2);
+	ksync_memgroup_put(c); /* releases c, then p */
+	KCHECK_EQ(ksync_memgroup_nr_groups(set), 0);
+
+	/* Online in slot order, offline in slot order, release in reverse. */
+	KCHECK(strcmp(a.log, "Ao0;Ao1;Ax1;Ax0;Ar1;Ar0;") == 0);
+	KCHECK(strcmp(b.log, "Bo0;Bo1;Bx1;Bx0;Br1;Br0;") == 0);
+	KCHECK_EQ(a.live, 0);
+	KCHECK_EQ(b.live, 0);
+
+	KCHECK_EQ(ksync_memgroup_set_destroy(set), -EBUSY); /* clients remain */
+	KCHECK_EQ(ksync_memgroup_client_unregister(set, a.slot), 0);
+	KCHECK_EQ(ksync_memgroup_client_unregister(set, b.slot), 0);
+	KCHECK_EQ(ksync_memgroup_client_unregister(set, b.slot), -ENOENT);
+	KCHECK_EQ(ksync_memgroup_set_destroy(set), 0);
+}
+
+KTEST(late_client_sees_online_groups_only)
+{
+	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
+	struct log_client a, late;
+
+	lc_init(&a, 'A');
+	lc_init(&late, 'L');
+	a.slot = ksync_memgroup_client_register(set, &a.c, &a);
+	struct ksync_memgroup *g0 = ksync_memgroup_create(set, NULL);
+	struct ksync_memgroup *g1 = ksync_memgroup_create(set, NULL);
+	ksync_memgroup_get(g0);
+	KCHECK_EQ(ksync_memgroup_offline(g0), 0); /* dead, still referenced */
+	late.slot = ksync_memgroup_client_register(set, &late.c, &late);
+	KCHECK_EQ(late.slot, 1);
+	KCHECK(strcmp(late.log, "Lo1;") == 0); /* not the dead g0 */
+	KCHECK_EQ(ksync_memgroup_offline(g1), 0);
+	ksync_memgroup_put(g0);
+	KCHECK(strcmp(late.log, "Lo1;Lx1;Lr1;") == 0); /* never called for g0 */
+	KCHECK_EQ(ksync_memgroup_client_unregister(set, a.slot), 0);
+	KCHECK_EQ(ksync_memgroup_client_unregister(set, late.slot), 0);
+	KCHECK_EQ(ksync_memgroup_set_destroy(set), 0);
+}
+
+KTEST(failed_online_rolls_back)
+{
+	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
+	struct log_client a, b;
+
+	lc_init(&a, 'A');
+	lc_init(&b, 'B');
+	b.fail_online_of = 1;
+	a.slot = ksync_memgroup_client_register(set, &a.c, &a);
+	b.slot = ksync_memgroup_client_register(set, &b.c, &b);
+	struct ksync_memgroup *g0 = ksync_memgroup_create(set, NULL);
+	KCHECK(g0 != NULL);
+	KCHECK(ksync_memgroup_create(set, NULL) == NULL); /* id 1: B's online fails */
+	KCHECK(strcmp(a.log, "Ao0;Ao1;Ar1;") == 0);        /* A released it again */
+	KCHECK_EQ(ksync_memgroup_nr_groups(set), 1);
+	/* A client whose online fails for an existing group is not registered. */
+	struct log_client c;
+	lc_init(&c, 'C');
+	c.fail_online_of = 0;
+	KCHECK_EQ(ksync_memgroup_client_register(set, &c.c, &c), -ENOMEM);
+	KCHECK_EQ(ksync_memgroup_client_find(set, &c.c), -ENOENT);
+	KCHECK_EQ(ksync_memgroup_offline(g0), 0);
+	KCHECK_EQ(a.live, 0);
+	KCHECK_EQ(b.live, 0);
+	KCHECK_EQ(ksync_memgroup_client_unregister(set, a.slot), 0);
+	KCHECK_EQ(ksync_memgroup_client_unregister(set, b.slot), 0);
+	KCHECK_EQ(ksync_memgroup_set_destroy(set), 0);
+}
+
+/* Threads create children of a root, take and drop references, and offline them. */
+struct churn {
+	struct ksync_memgroup_set *set;
+	struct ksync_memgroup *root;
+	struct ksync_memgroup *slots[16];
+	int stop;
+	long created, offlined;
+};
+
+static void *churner(void *arg)
+{
+	struct churn *ch = arg;
+	unsigned seed = (unsigned)(uintptr_t)&seed;
+
+	while (!__atomic_load_n(&ch->stop, __ATOMIC_ACQUIRE)) {
+		int i = (int)(rand_r(&seed) % 16);
+		struct ksync_memgroup *g = __atomic_exchange_n(&ch->slots[i], NULL, __ATOMIC_ACQ_REL);
+
+		if (g) {
+			KASSERT(ksync_memgroup_offline(g) == 0);
+			__atomic_fetch_add(&ch->offlined, 1, __ATOMIC_RELAXED);
+		} else {
+			g = ksync_memgroup_create(NULL, ch->root);
+			KASSERT(g);
+			__atomic_fetch_add(&ch->created, 1, __ATOMIC_RELAXED);
+			g = __atomic_exchange_n(&ch->slots[i], g, __ATOMIC_ACQ_REL);
+			if (g) {
+				KASSERT(ksync_memgroup_offline(g) == 0);
+				__atomic_fetch_add(&ch->offlined, 1, __ATOMIC_RELAXED);
+			}
+		}
+	}
+	return NULL;
+}
+
+static void *referencer(void *arg)
+{
+	struct churn *ch = arg;
+	struct ksync_srcu_struct *srcu = ksync_memgroup_set_srcu(ch->set);
+
+	while (!__atomic_load_n(&ch->stop, __ATOMIC_ACQUIRE)) {
+		for (int i = 0; i < 16; i++) {
+			int idx = ksync_srcu_read_lock(srcu);
+			struct ksync_memgroup *g = __atomic_load_n(&ch->slots[i], __ATOMIC_ACQUIRE);
+			/* Inside the set's section a group found is in memory; tryget says if it lives. */
+			if (g && ksync_memgroup_tryget(g)) {
+				KASSERT(ksync_memgroup_parent(g) == ch->root);
+				ksync_memgroup_put(g);
+			}
+			ksync_srcu_read_unlock(srcu, idx);
+		}
+	}
+	return NULL;
+}
+
+KTEST(concurrent_create_offline_tryget)
+{
+	struct churn ch = { .set = ksync_memgroup_set_create() };
+	pthread_t t[3];
+
+	ch.root = ksync_memgroup_create(ch.set, NULL);
+	pthread_create(&t[0], NULL, churner, &ch);
+	pthread_create(&t[1], NULL, churner, &ch);
+	pthread_create(&t[2], NULL, referencer, &ch);
+	double end = ktest_now() + ktest_seconds(0.5);
+	while (ktest_now() < end)
+		sched_yield();
+	__atomic_store_n(&ch.stop, 1, __ATOMIC_RELEASE);
+	for (int i = 0; i < 3; i++)
+		pthread_join(t[i], NULL);
+	for (int i = 0; i < 16; i++)
+		if (ch.slots[i]) {
+			KCHECK_EQ(ksync_memgroup_offline(ch.slots[i]), 0);
+			ch.offlined++;
+		}
+	printf("  %ld created, %ld offlined\n", ch.created, ch.offlined);
+	KCHECK_EQ(ch.created, ch.offlined);
+	KCHECK_EQ(ksync_memgroup_offline(ch.root), 0);
+	KCHECK_EQ(ksync_memgroup_nr_groups(ch.set), 0);
+	KCHECK_EQ(ksync_memgroup_set_destroy(ch.set), 0);
+}
+
+int main(int argc, char **argv)
+{
+	return ktest_run(argc, argv);
+}
