@@ -57,15 +57,3 @@ function(ksync_add_test name)
   endif()
   set_tests_properties(${name} PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT})
 endfunction()
-
-# DEPRECATED - include every <dir>/*.cmake fragment, found by globbing. The
-# module lists are explicit now (tests/, examples/, bench/, fuzz/ name theirs);
-# only lib/CMakeLists.txt still calls this. Delete it once lib/ lists its
-# modules (add_subdirectory per module).
-macro(ksync_include_fragments dir)
-  file(GLOB _ksync_fragments CONFIGURE_DEPENDS "${dir}/*.cmake")
-  list(SORT _ksync_fragments)
-  foreach(_f IN LISTS _ksync_fragments)
-    include(${_f})
-  endforeach()
-endmacro()
