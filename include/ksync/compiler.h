@@ -174,6 +174,61 @@ static inline KSYNC_UNUSED int ksync_warn_claim_once(int *flag)
 		ksync__wo_c;                                                   \
 	})
 
+/*
+ * Reports on behalf of a caller. ksync's compiled calls (the shrinker
+ * registry, memory groups) are macros that pass the caller's __FILE__ and
+ * __LINE__, so that misuse is reported naming the caller's line, once per
+ * call site, however often that site misuses the call. The sites already
+ * reported are kept in a small process-wide table (exact file pointer and
+ * line); should it fill up, later sites are reported every time.
+ */
+#define KSYNC__REPORTED_SITES 512
+struct ksync__reported_site {
+	const char *file;
+	int line;
+};
+KSYNC_PROCESS_WIDE struct ksync__reported_site ksync__reported_sites[KSYNC__REPORTED_SITES];
+KSYNC_PROCESS_WIDE int ksync__reported_lock;
+
+/* First report from @file:@line? (Cold path: a spinlock and a linear probe.) */
+static inline KSYNC_COLD KSYNC_UNUSED int ksync__site_first_report(const char *file, int line)
+{
+	unsigned long h = ((unsigned long)(size_t)file >> 4) * 31UL + (unsigned long)line;
+	int first = 1;
+
+	while (__atomic_exchange_n(&ksync__reported_lock, 1, __ATOMIC_ACQUIRE))
+		;
+	for (unsigned i = 0; i < KSYNC__REPORTED_SITES; i++) {
+		struct ksync__reported_site *e =
+			&ksync__reported_sites[(h + i) % KSYNC__REPORTED_SITES];
+		if (!e->file) {
+			e->file = file;
+			e->line = line;
+			break;
+		}
+		if (e->file == file && e->line == line) {
+			first = 0;
+			break;
+		}
+	}
+	__atomic_store_n(&ksync__reported_lock, 0, __ATOMIC_RELEASE);
+	return first;
+}
+
+/**
+ * KSYNC_WARN_AT() - report @what naming @file:@line when @cond holds, once
+ * per (@file, @line).
+ * Return: !!@cond, every time.
+ */
+#define KSYNC_WARN_AT(file, line, cond, what)                                  \
+	__extension__({                                                        \
+		int ksync__wa_c = !!(cond);                                    \
+		if (ksync_unlikely(ksync__wa_c) &&                             \
+		    ksync__site_first_report((file), (line)))                  \
+			ksync_warn_report((file), (line), what);               \
+		ksync__wa_c;                                                   \
+	})
+
 /**
  * KSYNC_WARN_ON() - report "WARN_ON(<cond>)" with file and line when @cond holds.
  * Return: !!@cond.

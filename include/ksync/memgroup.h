@@ -104,7 +104,8 @@ struct ksync_memgroup_set *ksync_memgroup_set_create(void);
  * that is reported and the set is leaked rather than freed under its users.
  * Waits for queued frees. Return: 0 or -EBUSY.
  */
-int ksync_memgroup_set_destroy(struct ksync_memgroup_set *set);
+int ksync__memgroup_set_destroy(const char *file, int line, struct ksync_memgroup_set *set);
+#define ksync_memgroup_set_destroy(...) ksync__memgroup_set_destroy(__FILE__, __LINE__, __VA_ARGS__)
 
 /** ksync_memgroup_set_srcu() - the SRCU domain whose grace periods free @set's groups. */
 struct ksync_srcu_struct *ksync_memgroup_set_srcu(struct ksync_memgroup_set *set);
@@ -120,14 +121,16 @@ struct ksync_srcu_struct *ksync_memgroup_set_srcu(struct ksync_memgroup_set *set
  * is taken, -EINVAL without an online hook, or the first error of an online
  * hook (the groups already brought online get their release hook).
  */
-int ksync_memgroup_client_register(struct ksync_memgroup_set *set,
+int ksync__memgroup_client_register(const char *file, int line, struct ksync_memgroup_set *set,
 				   const struct ksync_memgroup_client *client, void *priv);
+#define ksync_memgroup_client_register(...) ksync__memgroup_client_register(__FILE__, __LINE__, __VA_ARGS__)
 
 /**
  * ksync_memgroup_client_unregister() - remove the client of @slot.
  * Return: 0; -EBUSY while groups exist (reported); -ENOENT for a free slot.
  */
-int ksync_memgroup_client_unregister(struct ksync_memgroup_set *set, int slot);
+int ksync__memgroup_client_unregister(const char *file, int line, struct ksync_memgroup_set *set, int slot);
+#define ksync_memgroup_client_unregister(...) ksync__memgroup_client_unregister(__FILE__, __LINE__, __VA_ARGS__)
 
 /**
  * ksync_memgroup_client_find() - the slot of @client in @set, or -ENOENT.
@@ -146,8 +149,9 @@ int ksync_memgroup_client_find(const struct ksync_memgroup_set *set,
  * (out of memory or a failed online hook; a parent that is not online is
  * reported).
  */
-struct ksync_memgroup *ksync_memgroup_create(struct ksync_memgroup_set *set,
+struct ksync_memgroup *ksync__memgroup_create(const char *file, int line, struct ksync_memgroup_set *set,
 					     struct ksync_memgroup *parent);
+#define ksync_memgroup_create(...) ksync__memgroup_create(__FILE__, __LINE__, __VA_ARGS__)
 
 /**
  * ksync_memgroup_offline() - take @g offline, then drop the creator's reference.
@@ -158,7 +162,8 @@ struct ksync_memgroup *ksync_memgroup_create(struct ksync_memgroup_set *set,
  * reference remains). Return: 0; -EBUSY if @g has online children or is not
  * online (both reported).
  */
-int ksync_memgroup_offline(struct ksync_memgroup *g);
+int ksync__memgroup_offline(const char *file, int line, struct ksync_memgroup *g);
+#define ksync_memgroup_offline(...) ksync__memgroup_offline(__FILE__, __LINE__, __VA_ARGS__)
 
 /** ksync_memgroup_get() - take a reference on @g (the caller already holds one). */
 void ksync_memgroup_get(struct ksync_memgroup *g);

@@ -166,7 +166,8 @@ struct ksync_shrinker {
  *
  * Return: the registry, or NULL (bad @nr_nodes, reported; or out of memory).
  */
-struct ksync_shrinker_registry *ksync_shrinker_registry_create(int nr_nodes);
+struct ksync_shrinker_registry *ksync__shrinker_registry_create(const char *file, int line, int nr_nodes);
+#define ksync_shrinker_registry_create(...) ksync__shrinker_registry_create(__FILE__, __LINE__, __VA_ARGS__)
 
 /**
  * ksync_shrinker_registry_destroy() - tear down a registry.
@@ -176,7 +177,8 @@ struct ksync_shrinker_registry *ksync_shrinker_registry_create(int nr_nodes);
  * not, that is reported and the registry is leaked rather than freed under
  * its users. Waits for pending call_srcu frees. Return: 0 or -EBUSY.
  */
-int ksync_shrinker_registry_destroy(struct ksync_shrinker_registry *reg);
+int ksync__shrinker_registry_destroy(const char *file, int line, struct ksync_shrinker_registry *reg);
+#define ksync_shrinker_registry_destroy(...) ksync__shrinker_registry_destroy(__FILE__, __LINE__, __VA_ARGS__)
 
 /**
  * ksync_shrinker_registry_default() - the process-wide registry (created on first use).
@@ -189,7 +191,8 @@ struct ksync_shrinker_registry *ksync_shrinker_registry_default(void);
  *
  * Return: 0, or -EBUSY once the default registry exists, -EINVAL for a bad count.
  */
-int ksync_shrinker_set_default_nr_nodes(int nr_nodes);
+int ksync__shrinker_set_default_nr_nodes(const char *file, int line, int nr_nodes);
+#define ksync_shrinker_set_default_nr_nodes(...) ksync__shrinker_set_default_nr_nodes(__FILE__, __LINE__, __VA_ARGS__)
 
 /** ksync_shrinker_registry_nr_nodes() - number of nodes of @reg (NULL: default). */
 int ksync_shrinker_registry_nr_nodes(struct ksync_shrinker_registry *reg);
@@ -221,9 +224,10 @@ struct ksync_memgroup_set *ksync_shrinker_registry_groups(struct ksync_shrinker_
  * every group's maps if the id is new. Fill in the callbacks, then call
  * ksync_shrinker_register(). Return: the shrinker, or NULL.
  */
-struct ksync_shrinker *ksync_shrinker_alloc(struct ksync_shrinker_registry *reg, unsigned flags,
+struct ksync_shrinker *ksync__shrinker_alloc(const char *file, int line, struct ksync_shrinker_registry *reg, unsigned flags,
 					    const char *fmt, ...)
-	__attribute__((__format__(__printf__, 3, 4)));
+	__attribute__((__format__(__printf__, 5, 6)));
+#define ksync_shrinker_alloc(...) ksync__shrinker_alloc(__FILE__, __LINE__, __VA_ARGS__)
 
 /**
  * ksync_shrinker_register() - make an allocated shrinker visible to walkers.
@@ -234,7 +238,8 @@ struct ksync_shrinker *ksync_shrinker_alloc(struct ksync_shrinker_registry *reg,
  * Return: 0; -EBUSY if already registered (reported), -EINVAL for a foreign
  * or unprepared shrinker or one without callbacks (reported).
  */
-int ksync_shrinker_register(struct ksync_shrinker *s);
+int ksync__shrinker_register(const char *file, int line, struct ksync_shrinker *s);
+#define ksync_shrinker_register(...) ksync__shrinker_register(__FILE__, __LINE__, __VA_ARGS__)
 
 /**
  * ksync_shrinker_free() - unregister (if registered) and free @s.
@@ -247,7 +252,8 @@ int ksync_shrinker_register(struct ksync_shrinker *s);
  * (reported, nothing freed, @s stays registered) when the wait would close a
  * cycle of callbacks unregistering each other. Return: 0 or a negative errno.
  */
-int ksync_shrinker_free(struct ksync_shrinker *s);
+int ksync__shrinker_free(const char *file, int line, struct ksync_shrinker *s);
+#define ksync_shrinker_free(...) ksync__shrinker_free(__FILE__, __LINE__, __VA_ARGS__)
 
 /* ------------------------------------------------------------------------ */
 /* classic shape (caller-owned struct ksync_shrinker)                       */
@@ -261,21 +267,25 @@ int ksync_shrinker_free(struct ksync_shrinker *s);
  * Return: 0; -EBUSY if @s is already prepared or registered (reported);
  * -ENOMEM.
  */
-int ksync_prealloc_shrinker(struct ksync_shrinker_registry *reg, struct ksync_shrinker *s,
-			    const char *fmt, ...) __attribute__((__format__(__printf__, 3, 4)));
+int ksync__prealloc_shrinker(const char *file, int line, struct ksync_shrinker_registry *reg, struct ksync_shrinker *s,
+			    const char *fmt, ...) __attribute__((__format__(__printf__, 5, 6)));
+#define ksync_prealloc_shrinker(...) ksync__prealloc_shrinker(__FILE__, __LINE__, __VA_ARGS__)
 
 /** ksync_register_shrinker_prepared() - publish a prealloc'ed @s. Return: as ksync_shrinker_register(). */
-int ksync_register_shrinker_prepared(struct ksync_shrinker *s);
+int ksync__register_shrinker_prepared(const char *file, int line, struct ksync_shrinker *s);
+#define ksync_register_shrinker_prepared(...) ksync__register_shrinker_prepared(__FILE__, __LINE__, __VA_ARGS__)
 
 /** ksync_free_prealloced_shrinker() - undo ksync_prealloc_shrinker() of a never-registered @s. */
-void ksync_free_prealloced_shrinker(struct ksync_shrinker *s);
+void ksync__free_prealloced_shrinker(const char *file, int line, struct ksync_shrinker *s);
+#define ksync_free_prealloced_shrinker(...) ksync__free_prealloced_shrinker(__FILE__, __LINE__, __VA_ARGS__)
 
 /**
  * ksync_register_shrinker() - prealloc + register in one call.
  * Return: 0 or a negative errno (see the two calls).
  */
-int ksync_register_shrinker(struct ksync_shrinker_registry *reg, struct ksync_shrinker *s,
-			    const char *fmt, ...) __attribute__((__format__(__printf__, 3, 4)));
+int ksync__register_shrinker(const char *file, int line, struct ksync_shrinker_registry *reg, struct ksync_shrinker *s,
+			    const char *fmt, ...) __attribute__((__format__(__printf__, 5, 6)));
+#define ksync_register_shrinker(...) ksync__register_shrinker(__FILE__, __LINE__, __VA_ARGS__)
 
 /**
  * ksync_unregister_shrinker() - unpublish the caller-owned @s.
@@ -289,7 +299,8 @@ int ksync_register_shrinker(struct ksync_shrinker_registry *reg, struct ksync_sh
  * would close a cycle of callbacks unregistering each other (@s then stays
  * registered), -EBUSY while another thread unregisters it (all reported).
  */
-int ksync_unregister_shrinker(struct ksync_shrinker *s);
+int ksync__unregister_shrinker(const char *file, int line, struct ksync_shrinker *s);
+#define ksync_unregister_shrinker(...) ksync__unregister_shrinker(__FILE__, __LINE__, __VA_ARGS__)
 
 /* ------------------------------------------------------------------------ */
 /* Memory groups                                                            */
@@ -303,8 +314,9 @@ int ksync_unregister_shrinker(struct ksync_shrinker *s);
  *
  * Return: the group or NULL.
  */
-struct ksync_memgroup *ksync_shrinker_group_create(struct ksync_shrinker_registry *reg,
+struct ksync_memgroup *ksync__shrinker_group_create(const char *file, int line, struct ksync_shrinker_registry *reg,
 							 struct ksync_memgroup *parent);
+#define ksync_shrinker_group_create(...) ksync__shrinker_group_create(__FILE__, __LINE__, __VA_ARGS__)
 
 /**
  * ksync_shrinker_group_destroy() - take a group away.
@@ -320,7 +332,8 @@ struct ksync_memgroup *ksync_shrinker_group_create(struct ksync_shrinker_registr
  * it from a shrinker callback (-EDEADLK). Return: 0 or a negative errno
  * (reported).
  */
-int ksync_shrinker_group_destroy(struct ksync_memgroup *g);
+int ksync__shrinker_group_destroy(const char *file, int line, struct ksync_memgroup *g);
+#define ksync_shrinker_group_destroy(...) ksync__shrinker_group_destroy(__FILE__, __LINE__, __VA_ARGS__)
 
 /** ksync_shrinker_group_id() - a small integer naming @g (for messages). */
 int ksync_shrinker_group_id(const struct ksync_memgroup *g);
@@ -337,7 +350,8 @@ int ksync_shrinker_group_id(const struct ksync_memgroup *g);
  * them. Return: 0; -EINVAL (reported once, nothing written) for @id at or
  * beyond the map (ksync_shrinker_nr_max()) or a bad @nid.
  */
-int ksync_set_shrinker_bit(struct ksync_memgroup *g, int nid, int id);
+int ksync__set_shrinker_bit(const char *file, int line, struct ksync_memgroup *g, int nid, int id);
+#define ksync_set_shrinker_bit(...) ksync__set_shrinker_bit(__FILE__, __LINE__, __VA_ARGS__)
 
 /* ------------------------------------------------------------------------ */
 /* Reclaim                                                                  */
@@ -415,8 +429,9 @@ static inline long ksync_shrink_next_deferred(long nr_deferred, unsigned long de
  * leave and re-enter its SRCU section at the next id. Return: objects freed
  * (0 and a report when called from a shrinker callback, or for a bad @nid).
  */
-unsigned long ksync_shrink_slab(struct ksync_shrinker_registry *reg, int nid,
+unsigned long ksync__shrink_slab(const char *file, int line, struct ksync_shrinker_registry *reg, int nid,
 				struct ksync_memgroup *group, int priority);
+#define ksync_shrink_slab(...) ksync__shrink_slab(__FILE__, __LINE__, __VA_ARGS__)
 
 /**
  * ksync_synchronize_shrinkers() - wait until every walk that was running has finished.
@@ -426,7 +441,8 @@ unsigned long ksync_shrink_slab(struct ksync_shrinker_registry *reg, int nid,
  * still uses the old state. Waits for an SRCU grace period of @reg; must not
  * be called from a callback (-EDEADLK, reported). Return: 0 or -EDEADLK.
  */
-int ksync_synchronize_shrinkers(struct ksync_shrinker_registry *reg);
+int ksync__synchronize_shrinkers(const char *file, int line, struct ksync_shrinker_registry *reg);
+#define ksync_synchronize_shrinkers(...) ksync__synchronize_shrinkers(__FILE__, __LINE__, __VA_ARGS__)
 
 KSYNC_EXTERN_C_END
 

@@ -35,15 +35,17 @@ KSYNC_EXTERN_C_BEGIN
  * Return: the count (%KSYNC_SHRINK_EMPTY read as 0), or a negative errno
  * (-ENOENT when @s is not, or no longer, registered).
  */
-long ksync_shrinker_debug_count(struct ksync_shrinker *s, struct ksync_memgroup *group,
+long ksync__shrinker_debug_count(const char *file, int line, struct ksync_shrinker *s, struct ksync_memgroup *group,
 				int nid);
+#define ksync_shrinker_debug_count(...) ksync__shrinker_debug_count(__FILE__, __LINE__, __VA_ARGS__)
 
 /**
  * ksync_shrinker_debug_scan() - one scan_objects() call of @nr_to_scan on @s.
  * Return: objects freed, or a negative errno as ksync_shrinker_debug_count().
  */
-long ksync_shrinker_debug_scan(struct ksync_shrinker *s, struct ksync_memgroup *group,
+long ksync__shrinker_debug_scan(const char *file, int line, struct ksync_shrinker *s, struct ksync_memgroup *group,
 			       int nid, unsigned long nr_to_scan);
+#define ksync_shrinker_debug_scan(...) ksync__shrinker_debug_scan(__FILE__, __LINE__, __VA_ARGS__)
 
 /**
  * ksync_shrinker_debug_show() - print "<name> <id>" then one line per group
@@ -53,27 +55,31 @@ long ksync_shrinker_debug_scan(struct ksync_shrinker *s, struct ksync_memgroup *
  *
  * Return: lines written (0 or more), or a negative errno.
  */
-int ksync_shrinker_debug_show(struct ksync_shrinker *s, FILE *out);
+int ksync__shrinker_debug_show(const char *file, int line, struct ksync_shrinker *s, FILE *out);
+#define ksync_shrinker_debug_show(...) ksync__shrinker_debug_show(__FILE__, __LINE__, __VA_ARGS__)
 
 /**
  * ksync_shrinker_name() - the name given at allocation ("" if none, or if @s
  * is not prepared or registered). The string lives in the registry's record
  * of @s: valid until @s is unregistered or freed.
  */
-const char *ksync_shrinker_name(const struct ksync_shrinker *s);
+const char *ksync__shrinker_name(const char *file, int line, const struct ksync_shrinker *s);
+#define ksync_shrinker_name(...) ksync__shrinker_name(__FILE__, __LINE__, __VA_ARGS__)
 
 /**
  * ksync_shrinker_deferred() - nr_deferred of @s for @group (NULL: global) on @nid.
  * Return: the value, or a negative errno.
  */
-long ksync_shrinker_deferred(struct ksync_shrinker *s, struct ksync_memgroup *group, int nid);
+long ksync__shrinker_deferred(const char *file, int line, struct ksync_shrinker *s, struct ksync_memgroup *group, int nid);
+#define ksync_shrinker_deferred(...) ksync__shrinker_deferred(__FILE__, __LINE__, __VA_ARGS__)
 
 /**
  * ksync_shrinker_add_deferred() - add @nr to that counter (tests, owners that
  * account work they refused elsewhere). Return: 0 or a negative errno.
  */
-int ksync_shrinker_add_deferred(struct ksync_shrinker *s, struct ksync_memgroup *group,
+int ksync__shrinker_add_deferred(const char *file, int line, struct ksync_shrinker *s, struct ksync_memgroup *group,
 				int nid, long nr);
+#define ksync_shrinker_add_deferred(...) ksync__shrinker_add_deferred(__FILE__, __LINE__, __VA_ARGS__)
 
 /**
  * struct ksync_shrinker_deferred_total - the nr_deferred ledger of a registry.

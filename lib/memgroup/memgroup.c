@@ -39,6 +39,8 @@
 #include <ksync/rcupdate.h>
 #include <ksync/srcu.h>
 
+#include "../common/report.h"
+
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -103,8 +105,10 @@ struct ksync_memgroup_set *ksync_memgroup_set_create(void)
 	return set;
 }
 
-int ksync_memgroup_set_destroy(struct ksync_memgroup_set *set)
+int ksync__memgroup_set_destroy(KSYNC_SITE_ARGS, struct ksync_memgroup_set *set)
 {
+	struct ksync_site at = KSYNC_SITE_INIT;
+
 	bool busy = false;
 
 	if (!set)
@@ -114,7 +118,7 @@ int ksync_memgroup_set_destroy(struct ksync_memgroup_set *set)
 	for (int i = 0; i < KSYNC_MEMGROUP_MAX_CLIENTS; i++)
 		busy |= set->clients[i] != NULL;
 	pthread_mutex_unlock(&set->mutex);
-	if (KSYNC_WARN(busy, "ksync_memgroup_set_destroy: groups or clients remain; leaking the set"))
+	if (MISUSE(at, busy, "ksync_memgroup_set_destroy: groups or clients remain; leaking the set"))
 		return -EBUSY;
 	ksync_srcu_barrier(&set->srcu); /* queued group frees */
 	ksync_cleanup_srcu_struct(&set->srcu);
@@ -137,13 +141,15 @@ int ksync_memgroup_client_find(const struct ksync_memgroup_set *set,
 	return -ENOENT;
 }
 
-int ksync_memgroup_client_register(struct ksync_memgroup_set *set,
+int ksync__memgroup_client_register(KSYNC_SITE_ARGS, struct ksync_memgroup_set *set,
 				   const struct ksync_memgroup_client *client, void *priv)
 {
+	struct ksync_site at = KSYNC_SITE_INIT;
+
 	struct ksync_memgroup *g;
 	int slot = -1, ret = 0;
 
-	if (KSYNC_WARN(!set || !client || !client->online,
+	if (MISUSE(at, !set || !client || !client->online,
 		       "ksync_memgroup_client_register: a client needs an online hook"))
 		return -EINVAL;
 	pthread_mutex_lock(&set->mutex);
@@ -181,17 +187,19 @@ int ksync_memgroup_client_register(struct ksync_memgroup_set *set,
 	return ret ? ret : slot;
 }
 
-int ksync_memgroup_client_unregister(struct ksync_memgroup_set *set, int slot)
+int ksync__memgroup_client_unregister(KSYNC_SITE_ARGS, struct ksync_memgroup_set *set, int slot)
 {
+	struct ksync_site at = KSYNC_SITE_INIT;
+
 	int ret = 0;
 
-	if (KSYNC_WARN(!set || slot < 0 || slot >= KSYNC_MEMGROUP_MAX_CLIENTS,
+	if (MISUSE(at, !set || slot < 0 || slot >= KSYNC_MEMGROUP_MAX_CLIENTS,
 		       "ksync_memgroup_client_unregister: bad slot"))
 		return -EINVAL;
 	pthread_mutex_lock(&set->mutex);
 	if (!set->clients[slot])
 		ret = -ENOENT;
-	else if (KSYNC_WARN(set->nr_groups, "ksync_memgroup_client_unregister: groups remain"))
+	else if (MISUSE(at, set->nr_groups, "ksync_memgroup_client_unregister: groups remain"))
 		ret = -EBUSY;
 	else {
 		KSYNC_WRITE_ONCE(set->clients[slot], NULL);
@@ -229,15 +237,17 @@ static void group_release(struct ksync_memgroup *g)
 		ksync_memgroup_put(parent);
 }
 
-struct ksync_memgroup *ksync_memgroup_create(struct ksync_memgroup_set *set,
+struct ksync_memgroup *ksync__memgroup_create(KSYNC_SITE_ARGS, struct ksync_memgroup_set *set,
 					     struct ksync_memgroup *parent)
 {
+	struct ksync_site at = KSYNC_SITE_INIT;
+
 	struct ksync_memgroup *g;
 	int ret = 0, i;
 
 	if (parent)
 		set = parent->set;
-	if (KSYNC_WARN(!set, "ksync_memgroup_create: no set"))
+	if (MISUSE(at, !set, "ksync_memgroup_create: no set"))
 		return NULL;
 	g = calloc(1, sizeof(*g));
 	if (!g)
@@ -246,7 +256,7 @@ struct ksync_memgroup *ksync_memgroup_create(struct ksync_memgroup_set *set,
 	g->parent = parent;
 	ksync_atomic_set(&g->refcount, 1); /* the creator's */
 	pthread_mutex_lock(&set->mutex);
-	if (KSYNC_WARN(parent && KSYNC_READ_ONCE(parent->state) != KSYNC_MEMGROUP_ONLINE,
+	if (MISUSE(at, parent && KSYNC_READ_ONCE(parent->state) != KSYNC_MEMGROUP_ONLINE,
 		       "ksync_memgroup_create: the parent is not online")) {
 		pthread_mutex_unlock(&set->mutex);
 		free(g);
@@ -282,18 +292,20 @@ struct ksync_memgroup *ksync_memgroup_create(struct ksync_memgroup_set *set,
 	return g;
 }
 
-int ksync_memgroup_offline(struct ksync_memgroup *g)
+int ksync__memgroup_offline(KSYNC_SITE_ARGS, struct ksync_memgroup *g)
 {
+	struct ksync_site at = KSYNC_SITE_INIT;
+
 	struct ksync_memgroup_set *set;
 	struct hook_batch b;
 
-	if (KSYNC_WARN(!g, "ksync_memgroup_offline: NULL group"))
+	if (MISUSE(at, !g, "ksync_memgroup_offline: NULL group"))
 		return -EINVAL;
 	set = g->set;
 	pthread_mutex_lock(&set->mutex);
-	if (KSYNC_WARN(g->state != KSYNC_MEMGROUP_ONLINE,
+	if (MISUSE(at, g->state != KSYNC_MEMGROUP_ONLINE,
 		       "ksync_memgroup_offline: group is not online (offline twice?)") ||
-	    KSYNC_WARN(g->nr_online_children, "ksync_memgroup_offline: group has online children")) {
+	    MISUSE(at, g->nr_online_children, "ksync_memgroup_offline: group has online children")) {
 		pthread_mutex_unlock(&set->mutex);
 		return -EBUSY;
 	}

@@ -29,7 +29,7 @@ struct debug_ref {
  * Enter @s's registry's section and find @s's record; on error no section is
  * held. Refused from a shrinker callback unless @any_context.
  */
-static int debug_enter(const struct ksync_shrinker *s, struct ksync_memgroup *group, int nid,
+static int debug_enter(struct ksync_site at, const struct ksync_shrinker *s, struct ksync_memgroup *group, int nid,
 		       bool any_context, struct debug_ref *d)
 {
 	struct ksync_shrinker_record *rec;
@@ -38,19 +38,19 @@ static int debug_enter(const struct ksync_shrinker *s, struct ksync_memgroup *gr
 	d->reg = s ? ksync_smp_load_acquire(&s->reg) : NULL; /* PUB */
 	if (!d->reg)
 		return -ENOENT;
-	if (!any_context && KSYNC_WARN(in_callback(), "shrinker debug: called from a shrinker callback"))
+	if (!any_context && MISUSE(at, in_callback(), "shrinker debug: called from a shrinker callback"))
 		return -EDEADLK;
 	d->idx = ksync_srcu_read_lock(&d->reg->srcu);
 	rec = ksync_smp_load_acquire(&s->record); /* PUB */
 	if (!rec)
 		goto fail; /* not (or no longer) prepared */
-	if (KSYNC_WARN(rec->magic != RECORD_MAGIC || rec->shrinker != s || rec->reg != d->reg,
+	if (MISUSE(at, rec->magic != RECORD_MAGIC || rec->shrinker != s || rec->reg != d->reg,
 		       "shrinker debug: foreign shrinker")) {
 		err = -EINVAL;
 		goto fail;
 	}
-	if (KSYNC_WARN(nid < 0 || nid >= d->reg->nr_nodes, "shrinker debug: bad nid") ||
-	    KSYNC_WARN(group && (!group_info(group) || group_info(group)->reg != d->reg),
+	if (MISUSE(at, nid < 0 || nid >= d->reg->nr_nodes, "shrinker debug: bad nid") ||
+	    MISUSE(at, group && (!group_info(group) || group_info(group)->reg != d->reg),
 		       "shrinker debug: group of another registry")) {
 		err = -EINVAL;
 		goto fail;
@@ -68,12 +68,14 @@ static void debug_exit(struct debug_ref *d)
 	ksync_srcu_read_unlock(&d->reg->srcu, d->idx);
 }
 
-const char *ksync_shrinker_name(const struct ksync_shrinker *s)
+const char *ksync__shrinker_name(KSYNC_SITE_ARGS, const struct ksync_shrinker *s)
 {
+	struct ksync_site at = KSYNC_SITE_INIT;
+
 	struct debug_ref d;
 	const char *name;
 
-	if (debug_enter(s, NULL, 0, true, &d))
+	if (debug_enter(at, s, NULL, 0, true, &d))
 		return "";
 	name = d.rec->name;
 	debug_exit(&d);
@@ -86,11 +88,13 @@ static long count_value(unsigned long c)
 	return (c == KSYNC_SHRINK_EMPTY || c > KSYNC_SHRINKER_MAX_OBJECTS) ? 0 : (long)c;
 }
 
-long ksync_shrinker_debug_count(struct ksync_shrinker *s, struct ksync_memgroup *group, int nid)
+long ksync__shrinker_debug_count(KSYNC_SITE_ARGS, struct ksync_shrinker *s, struct ksync_memgroup *group, int nid)
 {
+	struct ksync_site at = KSYNC_SITE_INIT;
+
 	struct debug_ref d;
 	long ret = -ENOENT;
-	int err = debug_enter(s, group, nid, false, &d);
+	int err = debug_enter(at, s, group, nid, false, &d);
 
 	if (err)
 		return err;
@@ -104,12 +108,14 @@ long ksync_shrinker_debug_count(struct ksync_shrinker *s, struct ksync_memgroup 
 	return ret;
 }
 
-long ksync_shrinker_debug_scan(struct ksync_shrinker *s, struct ksync_memgroup *group,
+long ksync__shrinker_debug_scan(KSYNC_SITE_ARGS, struct ksync_shrinker *s, struct ksync_memgroup *group,
 			       int nid, unsigned long nr_to_scan)
 {
+	struct ksync_site at = KSYNC_SITE_INIT;
+
 	struct debug_ref d;
 	long ret = -ENOENT;
-	int err = debug_enter(s, group, nid, false, &d);
+	int err = debug_enter(at, s, group, nid, false, &d);
 
 	if (err)
 		return err;
@@ -125,13 +131,15 @@ long ksync_shrinker_debug_scan(struct ksync_shrinker *s, struct ksync_memgroup *
 	return ret;
 }
 
-int ksync_shrinker_debug_show(struct ksync_shrinker *s, FILE *out)
+int ksync__shrinker_debug_show(KSYNC_SITE_ARGS, struct ksync_shrinker *s, FILE *out)
 {
+	struct ksync_site at = KSYNC_SITE_INIT;
+
 	struct shrinker_group_info *info;
 	struct ksync_shrinker_record *rec;
 	struct ksync_shrinker_registry *reg;
 	struct debug_ref d;
-	int lines = 0, err = debug_enter(s, NULL, 0, false, &d);
+	int lines = 0, err = debug_enter(at, s, NULL, 0, false, &d);
 
 	if (err)
 		return err;
@@ -193,12 +201,14 @@ static ksync_atomic_long_t *deferred_slot(struct ksync_shrinker_record *rec,
 	return ksync_sized_map_data(m, (unsigned int)rec->id);
 }
 
-long ksync_shrinker_deferred(struct ksync_shrinker *s, struct ksync_memgroup *group, int nid)
+long ksync__shrinker_deferred(KSYNC_SITE_ARGS, struct ksync_shrinker *s, struct ksync_memgroup *group, int nid)
 {
+	struct ksync_site at = KSYNC_SITE_INIT;
+
 	struct debug_ref d;
 	ksync_atomic_long_t *c;
 	long ret = -ENOENT;
-	int err = debug_enter(s, group, nid, false, &d);
+	int err = debug_enter(at, s, group, nid, false, &d);
 
 	if (err)
 		return err;
@@ -209,12 +219,14 @@ long ksync_shrinker_deferred(struct ksync_shrinker *s, struct ksync_memgroup *gr
 	return ret;
 }
 
-int ksync_shrinker_add_deferred(struct ksync_shrinker *s, struct ksync_memgroup *group,
+int ksync__shrinker_add_deferred(KSYNC_SITE_ARGS, struct ksync_shrinker *s, struct ksync_memgroup *group,
 				int nid, long nr)
 {
+	struct ksync_site at = KSYNC_SITE_INIT;
+
 	struct debug_ref d;
 	ksync_atomic_long_t *c;
-	int err = debug_enter(s, group, nid, false, &d);
+	int err = debug_enter(at, s, group, nid, false, &d);
 
 	if (err)
 		return err;

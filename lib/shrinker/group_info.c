@@ -258,25 +258,29 @@ bool group_resume_after_gap(struct shrinker_group_info *info, int *idx)
 /* ------------------------------------------------------------------------ */
 /* The group API of <ksync/shrinker.h>                                      */
 
-struct ksync_memgroup *ksync_shrinker_group_create(struct ksync_shrinker_registry *reg,
+struct ksync_memgroup *ksync__shrinker_group_create(KSYNC_SITE_ARGS, struct ksync_shrinker_registry *reg,
 						   struct ksync_memgroup *parent)
 {
+	struct ksync_site at = KSYNC_SITE_INIT;
+
 	if (parent) {
-		if (KSYNC_WARN(!group_info(parent), "ksync_shrinker_group_create: bad parent"))
+		if (MISUSE(at, !group_info(parent), "ksync_shrinker_group_create: bad parent"))
 			return NULL;
-		return ksync_memgroup_create(NULL, parent);
+		return ksync__memgroup_create(at.file, at.line, NULL, parent);
 	}
 	reg = reg_or_default(reg);
-	return reg ? ksync_memgroup_create(reg->groups, NULL) : NULL;
+	return reg ? ksync__memgroup_create(at.file, at.line, reg->groups, NULL) : NULL;
 }
 
-int ksync_shrinker_group_destroy(struct ksync_memgroup *g)
+int ksync__shrinker_group_destroy(KSYNC_SITE_ARGS, struct ksync_memgroup *g)
 {
-	if (KSYNC_WARN(!g || !group_info(g), "ksync_shrinker_group_destroy: not a group of a registry"))
+	struct ksync_site at = KSYNC_SITE_INIT;
+
+	if (MISUSE(at, !g || !group_info(g), "ksync_shrinker_group_destroy: not a group of a registry"))
 		return -EINVAL;
-	if (KSYNC_WARN(in_callback(), "ksync_shrinker_group_destroy: called from a shrinker callback"))
+	if (MISUSE(at, in_callback(), "ksync_shrinker_group_destroy: called from a shrinker callback"))
 		return -EDEADLK;
-	return ksync_memgroup_offline(g);
+	return ksync__memgroup_offline(at.file, at.line, g);
 }
 
 int ksync_shrinker_group_id(const struct ksync_memgroup *g)
@@ -284,8 +288,10 @@ int ksync_shrinker_group_id(const struct ksync_memgroup *g)
 	return ksync_memgroup_id(g);
 }
 
-int ksync_set_shrinker_bit(struct ksync_memgroup *g, int nid, int id)
+int ksync__set_shrinker_bit(KSYNC_SITE_ARGS, struct ksync_memgroup *g, int nid, int id)
 {
+	struct ksync_site at = KSYNC_SITE_INIT;
+
 	struct shrinker_group_info *info;
 	struct ksync_shrinker_registry *reg;
 	struct ksync_sized_map *m, *sm;
@@ -294,18 +300,18 @@ int ksync_set_shrinker_bit(struct ksync_memgroup *g, int nid, int id)
 	if (!g)
 		return 0;
 	info = group_info(g);
-	if (KSYNC_WARN(!info, "ksync_set_shrinker_bit: not a group of a registry"))
+	if (MISUSE(at, !info, "ksync_set_shrinker_bit: not a group of a registry"))
 		return -EINVAL;
 	reg = info->reg;
-	if (KSYNC_WARN(nid < 0 || nid >= reg->nr_nodes, "ksync_set_shrinker_bit: bad nid"))
+	if (MISUSE(at, nid < 0 || nid >= reg->nr_nodes, "ksync_set_shrinker_bit: bad nid"))
 		return -EINVAL;
-	if (KSYNC_WARN(id < 0, "ksync_set_shrinker_bit: negative shrinker id"))
+	if (MISUSE(at, id < 0, "ksync_set_shrinker_bit: negative shrinker id"))
 		return -EINVAL;
 	idx = ksync_srcu_read_lock(&reg->srcu);
 	/* Map, then summary: see G1 in group_infos_grow_locked(). */
 	m = ksync_srcu_dereference(info->maps[nid], &reg->srcu);
 	sm = ksync_srcu_dereference(SUMMARY(info, nid), &reg->srcu);
-	if (KSYNC_WARN((unsigned int)id >= ksync_sized_map_nr_max(m),
+	if (MISUSE(at, (unsigned int)id >= ksync_sized_map_nr_max(m),
 		       "ksync_set_shrinker_bit: id beyond the group's map (map_nr_max)")) {
 		ret = -EINVAL;
 	} else {

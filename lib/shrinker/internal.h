@@ -27,6 +27,7 @@
 #include <ksync/sized_map.h>
 #include <ksync/srcu.h>
 
+#include "../common/report.h"
 #include "../common/wait.h"
 
 #include <pthread.h>

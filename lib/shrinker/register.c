@@ -59,16 +59,18 @@ static struct ksync_shrinker_record *record_prepare(struct ksync_shrinker_regist
 	return rec;
 }
 
-struct ksync_shrinker *ksync_shrinker_alloc(struct ksync_shrinker_registry *reg, unsigned flags,
+struct ksync_shrinker *ksync__shrinker_alloc(KSYNC_SITE_ARGS, struct ksync_shrinker_registry *reg, unsigned flags,
 					    const char *fmt, ...)
 {
+	struct ksync_site at = KSYNC_SITE_INIT;
+
 	struct ksync_shrinker_record *rec;
 	va_list ap;
 
 	reg = reg_or_default(reg);
 	if (!reg)
 		return NULL;
-	if (KSYNC_WARN(flags & ~KSYNC_SHRINKER_USER_FLAGS, "ksync_shrinker_alloc: unknown flags"))
+	if (MISUSE(at, flags & ~KSYNC_SHRINKER_USER_FLAGS, "ksync_shrinker_alloc: unknown flags"))
 		return NULL;
 	va_start(ap, fmt);
 	rec = record_prepare(reg, NULL, true, flags, fmt, ap);
@@ -79,21 +81,21 @@ struct ksync_shrinker *ksync_shrinker_alloc(struct ksync_shrinker_registry *reg,
 	return &rec->owned_s;
 }
 
-static int do_register(struct ksync_shrinker *s)
+static int do_register(struct ksync_site at, struct ksync_shrinker *s)
 {
 	struct ksync_shrinker_record *rec;
 	int st = RECORD_PREPARED;
 
-	if (KSYNC_WARN(!s || !s->record, "register: shrinker not allocated/prepared"))
+	if (MISUSE(at, !s || !s->record, "register: shrinker not allocated/prepared"))
 		return -EINVAL;
 	rec = record_of(s);
-	if (KSYNC_WARN(!rec, "register: foreign shrinker (not prepared by this registry)"))
+	if (MISUSE(at, !rec, "register: foreign shrinker (not prepared by this registry)"))
 		return -EINVAL;
-	if (KSYNC_WARN(!s->count_objects || !s->scan_objects,
+	if (MISUSE(at, !s->count_objects || !s->scan_objects,
 		       "register: count_objects and scan_objects are required"))
 		return -EINVAL;
 	if (!ksync_atomic_try_cmpxchg(&rec->state, &st, RECORD_REGISTERED)) {
-		KSYNC_WARN(1, "register: shrinker already registered (double register)");
+		MISUSE(at, 1, "register: shrinker already registered (double register)");
 		return -EBUSY;
 	}
 	struct ksync_shrinker_registry *reg = rec->reg;
@@ -106,22 +108,26 @@ static int do_register(struct ksync_shrinker *s)
 	return 0;
 }
 
-int ksync_shrinker_register(struct ksync_shrinker *s)
+int ksync__shrinker_register(KSYNC_SITE_ARGS, struct ksync_shrinker *s)
 {
-	return do_register(s);
+	struct ksync_site at = KSYNC_SITE_INIT;
+
+	return do_register(at, s);
 }
 
-int ksync_prealloc_shrinker(struct ksync_shrinker_registry *reg, struct ksync_shrinker *s,
+int ksync__prealloc_shrinker(KSYNC_SITE_ARGS, struct ksync_shrinker_registry *reg, struct ksync_shrinker *s,
 			    const char *fmt, ...)
 {
+	struct ksync_site at = KSYNC_SITE_INIT;
+
 	struct ksync_shrinker_record *rec;
 	va_list ap;
 
-	if (KSYNC_WARN(!s, "ksync_prealloc_shrinker: NULL shrinker"))
+	if (MISUSE(at, !s, "ksync_prealloc_shrinker: NULL shrinker"))
 		return -EINVAL;
-	if (KSYNC_WARN(s->record != NULL, "ksync_prealloc_shrinker: shrinker already prepared or registered"))
+	if (MISUSE(at, s->record != NULL, "ksync_prealloc_shrinker: shrinker already prepared or registered"))
 		return -EBUSY;
-	if (KSYNC_WARN(s->flags & ~KSYNC_SHRINKER_USER_FLAGS, "ksync_prealloc_shrinker: unknown flags"))
+	if (MISUSE(at, s->flags & ~KSYNC_SHRINKER_USER_FLAGS, "ksync_prealloc_shrinker: unknown flags"))
 		return -EINVAL;
 	reg = reg_or_default(reg);
 	if (!reg)
@@ -132,26 +138,30 @@ int ksync_prealloc_shrinker(struct ksync_shrinker_registry *reg, struct ksync_sh
 	return rec ? 0 : -ENOMEM;
 }
 
-int ksync_register_shrinker_prepared(struct ksync_shrinker *s)
+int ksync__register_shrinker_prepared(KSYNC_SITE_ARGS, struct ksync_shrinker *s)
 {
-	return do_register(s);
+	struct ksync_site at = KSYNC_SITE_INIT;
+
+	return do_register(at, s);
 }
 
-int ksync_register_shrinker(struct ksync_shrinker_registry *reg, struct ksync_shrinker *s,
+int ksync__register_shrinker(KSYNC_SITE_ARGS, struct ksync_shrinker_registry *reg, struct ksync_shrinker *s,
 			    const char *fmt, ...)
 {
+	struct ksync_site at = KSYNC_SITE_INIT;
+
 	struct ksync_shrinker_record *rec;
 	va_list ap;
 	int ret;
 
-	if (KSYNC_WARN(!s, "ksync_register_shrinker: NULL shrinker"))
+	if (MISUSE(at, !s, "ksync_register_shrinker: NULL shrinker"))
 		return -EINVAL;
-	if (KSYNC_WARN(s->record != NULL, "ksync_register_shrinker: shrinker already registered"))
+	if (MISUSE(at, s->record != NULL, "ksync_register_shrinker: shrinker already registered"))
 		return -EBUSY;
-	if (KSYNC_WARN(!s->count_objects || !s->scan_objects,
+	if (MISUSE(at, !s->count_objects || !s->scan_objects,
 		       "ksync_register_shrinker: count_objects and scan_objects are required"))
 		return -EINVAL;
-	if (KSYNC_WARN(s->flags & ~KSYNC_SHRINKER_USER_FLAGS, "ksync_register_shrinker: unknown flags"))
+	if (MISUSE(at, s->flags & ~KSYNC_SHRINKER_USER_FLAGS, "ksync_register_shrinker: unknown flags"))
 		return -EINVAL;
 	reg = reg_or_default(reg);
 	if (!reg)
@@ -161,9 +171,9 @@ int ksync_register_shrinker(struct ksync_shrinker_registry *reg, struct ksync_sh
 	va_end(ap);
 	if (!rec)
 		return -ENOMEM;
-	ret = do_register(s);
+	ret = do_register(at, s);
 	if (ret)
-		ksync_free_prealloced_shrinker(s);
+		ksync__free_prealloced_shrinker(at.file, at.line, s);
 	return ret;
 }
 
@@ -281,25 +291,25 @@ static void unreg_wait_done(struct unreg_wait *me)
 /* Unregister                                                               */
 
 /* REGISTERED -> UNREGISTERING: one winner, which then owns the record until it releases it. */
-static int unregister_claim(struct ksync_shrinker_record *rec)
+static int unregister_claim(struct ksync_site at, struct ksync_shrinker_record *rec)
 {
 	int st = RECORD_REGISTERED;
 
-	if (KSYNC_WARN(thread_is_calling(rec),
+	if (MISUSE(at, thread_is_calling(rec),
 		       "unregister: called from the shrinker's own callback (would deadlock)"))
 		return -EDEADLK;
 	if (ksync_atomic_try_cmpxchg(&rec->state, &st, RECORD_UNREGISTERING))
 		return 0;
 	if (st == RECORD_PREPARED)
 		return -ENOENT;
-	if (KSYNC_WARN(st == RECORD_UNREGISTERED, "unregister: shrinker already unregistered"))
+	if (MISUSE(at, st == RECORD_UNREGISTERED, "unregister: shrinker already unregistered"))
 		return -ENOENT;
-	KSYNC_WARN(1, "unregister: shrinker is being unregistered by another thread");
+	MISUSE(at, 1, "unregister: shrinker is being unregistered by another thread");
 	return -EBUSY;
 }
 
 /* UNREGISTERING -> UNREGISTERED, or back to REGISTERED with -EDEADLK (a cycle). */
-static int unregister_finish(struct ksync_shrinker_record *rec)
+static int unregister_finish(struct ksync_site at, struct ksync_shrinker_record *rec)
 {
 	struct ksync_shrinker_registry *reg = rec->reg;
 
@@ -318,7 +328,7 @@ static int unregister_finish(struct ksync_shrinker_record *rec)
 			 */
 			ksync_atomic_inc(&rec->refcount);
 			ksync_atomic_set(&rec->state, RECORD_REGISTERED);
-			KSYNC_WARN(1, "unregister: shrinker callbacks unregister each other in a cycle "
+			MISUSE(at, 1, "unregister: shrinker callbacks unregister each other in a cycle "
 				      "(would deadlock); this one is refused");
 			return -EDEADLK;
 		}
@@ -342,24 +352,26 @@ static int unregister_finish(struct ksync_shrinker_record *rec)
 	return 0;
 }
 
-int ksync_shrinker_free(struct ksync_shrinker *s)
+int ksync__shrinker_free(KSYNC_SITE_ARGS, struct ksync_shrinker *s)
 {
+	struct ksync_site at = KSYNC_SITE_INIT;
+
 	struct ksync_shrinker_record *rec;
 	int ret;
 
 	if (!s)
 		return 0;
 	rec = record_of(s);
-	if (KSYNC_WARN(!rec || !rec->owned,
+	if (MISUSE(at, !rec || !rec->owned,
 		       "ksync_shrinker_free: not a shrinker from ksync_shrinker_alloc()"))
 		return -EINVAL;
-	if (KSYNC_WARN(thread_is_calling(rec),
+	if (MISUSE(at, thread_is_calling(rec),
 		       "ksync_shrinker_free: called from the shrinker's own callback (would deadlock)"))
 		return -EDEADLK;
 	if (ksync_atomic_read(&rec->state) != RECORD_PREPARED) {
-		ret = unregister_claim(rec);
+		ret = unregister_claim(at, rec);
 		if (!ret)
-			ret = unregister_finish(rec);
+			ret = unregister_finish(at, rec);
 		if (ret)
 			return ret;
 	}
@@ -367,18 +379,20 @@ int ksync_shrinker_free(struct ksync_shrinker *s)
 	return 0;
 }
 
-int ksync_unregister_shrinker(struct ksync_shrinker *s)
+int ksync__unregister_shrinker(KSYNC_SITE_ARGS, struct ksync_shrinker *s)
 {
+	struct ksync_site at = KSYNC_SITE_INIT;
+
 	struct ksync_shrinker_registry *reg = s ? ksync_smp_load_acquire(&s->reg) : NULL; /* PUB */
 	struct ksync_shrinker_record *rec;
 	int ret, idx;
 
 	if (!reg) {
 		/* Not prepared here; a struct with a record but no registry claims another's. */
-		if (KSYNC_WARN(s && KSYNC_READ_ONCE(s->record),
+		if (MISUSE(at, s && KSYNC_READ_ONCE(s->record),
 			       "ksync_unregister_shrinker: foreign shrinker (not prepared by this API)"))
 			return -EINVAL;
-		KSYNC_WARN(1, "ksync_unregister_shrinker: shrinker not registered");
+		MISUSE(at, 1, "ksync_unregister_shrinker: shrinker not registered");
 		return -ENOENT;
 	}
 	/*
@@ -389,21 +403,21 @@ int ksync_unregister_shrinker(struct ksync_shrinker *s)
 	 */
 	idx = ksync_srcu_read_lock(&reg->srcu);
 	rec = ksync_smp_load_acquire(&s->record); /* PUB */
-	if (KSYNC_WARN(!rec, "ksync_unregister_shrinker: shrinker not registered"))
+	if (MISUSE(at, !rec, "ksync_unregister_shrinker: shrinker not registered"))
 		ret = -ENOENT;
-	else if (KSYNC_WARN(rec->magic != RECORD_MAGIC || rec->shrinker != s || rec->owned,
+	else if (MISUSE(at, rec->magic != RECORD_MAGIC || rec->shrinker != s || rec->owned,
 			    "ksync_unregister_shrinker: foreign shrinker (use ksync_shrinker_free() for allocated ones)"))
 		ret = -EINVAL;
-	else if (KSYNC_WARN(ksync_atomic_read(&rec->state) == RECORD_PREPARED,
+	else if (MISUSE(at, ksync_atomic_read(&rec->state) == RECORD_PREPARED,
 			    "ksync_unregister_shrinker: shrinker prepared but not registered"))
 		ret = -ENOENT;
 	else {
 		yield_point(KSYNC_SHRINKER_YP_RECORD_FOUND);
-		ret = unregister_claim(rec);
+		ret = unregister_claim(at, rec);
 	}
 	ksync_srcu_read_unlock(&reg->srcu, idx);
 	if (!ret)
-		ret = unregister_finish(rec);
+		ret = unregister_finish(at, rec);
 	if (ret)
 		return ret;
 	/*
@@ -419,16 +433,17 @@ int ksync_unregister_shrinker(struct ksync_shrinker *s)
 	return 0;
 }
 
-void ksync_free_prealloced_shrinker(struct ksync_shrinker *s)
+void ksync__free_prealloced_shrinker(KSYNC_SITE_ARGS, struct ksync_shrinker *s)
 {
+	struct ksync_site at = KSYNC_SITE_INIT;
 	struct ksync_shrinker_record *rec;
 
 	if (!s || !s->record)
 		return;
 	rec = record_of(s);
-	if (KSYNC_WARN(!rec || rec->owned, "ksync_free_prealloced_shrinker: foreign shrinker"))
+	if (MISUSE(at, !rec || rec->owned, "ksync_free_prealloced_shrinker: foreign shrinker"))
 		return;
-	if (KSYNC_WARN(ksync_atomic_read(&rec->state) != RECORD_PREPARED,
+	if (MISUSE(at, ksync_atomic_read(&rec->state) != RECORD_PREPARED,
 		       "ksync_free_prealloced_shrinker: shrinker is registered; unregister it"))
 		return;
 	KSYNC_WRITE_ONCE(s->record, NULL);

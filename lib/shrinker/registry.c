@@ -138,11 +138,13 @@ static void registry_free(struct ksync_shrinker_registry *reg)
 	free(reg);
 }
 
-struct ksync_shrinker_registry *ksync_shrinker_registry_create(int nr_nodes)
+struct ksync_shrinker_registry *ksync__shrinker_registry_create(KSYNC_SITE_ARGS, int nr_nodes)
 {
+	struct ksync_site at = KSYNC_SITE_INIT;
+
 	struct ksync_shrinker_registry *reg;
 
-	if (KSYNC_WARN(nr_nodes < 1 || nr_nodes > KSYNC_SHRINKER_MAX_NODES,
+	if (MISUSE(at, nr_nodes < 1 || nr_nodes > KSYNC_SHRINKER_MAX_NODES,
 		       "ksync_shrinker_registry_create: bad nr_nodes"))
 		return NULL;
 	/* The layout is cache-line aligned: so must the memory be. */
@@ -178,15 +180,17 @@ fail:
 	return NULL;
 }
 
-int ksync_shrinker_registry_destroy(struct ksync_shrinker_registry *reg)
+int ksync__shrinker_registry_destroy(KSYNC_SITE_ARGS, struct ksync_shrinker_registry *reg)
 {
+	struct ksync_site at = KSYNC_SITE_INIT;
+
 	if (!reg)
 		return -EINVAL;
 	pthread_mutex_lock(&reg->mutex);
 	bool busy = reg->nr_records_alive != 0;
 	pthread_mutex_unlock(&reg->mutex);
 	busy |= ksync_memgroup_nr_groups(reg->groups) != 0;
-	if (KSYNC_WARN(busy, "ksync_shrinker_registry_destroy: shrinkers or groups remain; leaking the registry"))
+	if (MISUSE(at, busy, "ksync_shrinker_registry_destroy: shrinkers or groups remain; leaking the registry"))
 		return -EBUSY;
 	records_flush_locked_batch(reg);
 	ksync_srcu_barrier(&reg->srcu);
@@ -220,9 +224,11 @@ struct ksync_shrinker_registry *ksync_shrinker_registry_default(void)
 	return ksync_smp_load_acquire(&default_reg); /* DR2 again, after the once */
 }
 
-int ksync_shrinker_set_default_nr_nodes(int nr_nodes)
+int ksync__shrinker_set_default_nr_nodes(KSYNC_SITE_ARGS, int nr_nodes)
 {
-	if (KSYNC_WARN(nr_nodes < 1 || nr_nodes > KSYNC_SHRINKER_MAX_NODES,
+	struct ksync_site at = KSYNC_SITE_INIT;
+
+	if (MISUSE(at, nr_nodes < 1 || nr_nodes > KSYNC_SHRINKER_MAX_NODES,
 		       "ksync_shrinker_set_default_nr_nodes: bad nr_nodes"))
 		return -EINVAL;
 	if (KSYNC_READ_ONCE(default_created))

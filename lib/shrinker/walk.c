@@ -239,16 +239,18 @@ out:
 	return freed;
 }
 
-unsigned long ksync_shrink_slab(struct ksync_shrinker_registry *reg, int nid,
+unsigned long ksync__shrink_slab(KSYNC_SITE_ARGS, struct ksync_shrinker_registry *reg, int nid,
 				struct ksync_memgroup *group, int priority)
 {
+	struct ksync_site at = KSYNC_SITE_INIT;
+
 	struct shrinker_group_info *info = NULL;
 
-	if (KSYNC_WARN(in_callback(), "ksync_shrink_slab: called from a shrinker callback (recursion refused)"))
+	if (MISUSE(at, in_callback(), "ksync_shrink_slab: called from a shrinker callback (recursion refused)"))
 		return 0;
 	if (group) {
 		info = group_info(group);
-		if (KSYNC_WARN(!info, "ksync_shrink_slab: not a group of a registry"))
+		if (MISUSE(at, !info, "ksync_shrink_slab: not a group of a registry"))
 			return 0;
 		reg = info->reg;
 	} else {
@@ -256,7 +258,7 @@ unsigned long ksync_shrink_slab(struct ksync_shrinker_registry *reg, int nid,
 	}
 	if (!reg)
 		return 0;
-	if (KSYNC_WARN(nid < 0 || nid >= reg->nr_nodes, "ksync_shrink_slab: bad nid"))
+	if (MISUSE(at, nid < 0 || nid >= reg->nr_nodes, "ksync_shrink_slab: bad nid"))
 		return 0;
 	if (priority < 0)
 		priority = 0;
@@ -266,9 +268,11 @@ unsigned long ksync_shrink_slab(struct ksync_shrinker_registry *reg, int nid,
 		     : shrink_slab_global(reg, nid, priority);
 }
 
-int ksync_synchronize_shrinkers(struct ksync_shrinker_registry *reg)
+int ksync__synchronize_shrinkers(KSYNC_SITE_ARGS, struct ksync_shrinker_registry *reg)
 {
-	if (KSYNC_WARN(in_callback(), "ksync_synchronize_shrinkers: called from a shrinker callback"))
+	struct ksync_site at = KSYNC_SITE_INIT;
+
+	if (MISUSE(at, in_callback(), "ksync_synchronize_shrinkers: called from a shrinker callback"))
 		return -EDEADLK;
 	reg = reg_or_default(reg);
 	if (!reg)
