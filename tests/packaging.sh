@@ -4,8 +4,8 @@
 # install time, not the configured one), then builds a downstream program
 # using ksync::ksync and one using ksync::shrinker through each route:
 #   - find_package(ksync) (tests/packaging/CMakeLists.txt);
-#   - pkg-config ksync and ksync-shrinker, whose `prefix` variable must be the
-#     install prefix;
+#   - pkg-config ksync and ksync-shrinker, whose `prefix` variable (like that
+#     of every other ksync*.pc installed) must be the install prefix;
 #   - add_subdirectory() (which must not build ksync's own targets, nor need a
 #     C++ compiler in a C-only parent).
 # Then moves the installed tree and builds through find_package and
@@ -31,11 +31,16 @@ pc_path() { find "$1" -name 'ksync*.pc' -printf '%h\n' | sort -u | paste -sd:; }
 # pkg-config's view of ksync under prefix $1: prefix, includedir and libdir
 # resolve into it.
 pc_points_into() {
-	local p=$1 m got lib
+	local p=$1 m mods got lib
 	local -x PKG_CONFIG_PATH
 	PKG_CONFIG_PATH=$(pc_path "$p")
 	[ -n "$PKG_CONFIG_PATH" ] || { echo "no ksync*.pc under $p"; return 1; }
+	# Every installed ksync*.pc (ksync, ksync-shrinker and what lib/ adds).
+	mods=$(find "$p" -name 'ksync*.pc' -printf '%f\n' | sed 's/\.pc$//' | sort)
 	for m in ksync ksync-shrinker; do
+		grep -qx "$m" <<<"$mods" || { echo "$m.pc not installed under $p"; return 1; }
+	done
+	for m in $mods; do
 		got=$(pkg-config --variable=prefix "$m") || return 1
 		echo "$m: prefix=$got"
 		if [ -z "$got" ] || [ "$(canon "$got")" != "$(canon "$p")" ]; then
