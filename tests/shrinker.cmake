@@ -32,3 +32,7 @@ ksync_add_test(shrinker_cb_limit_test
 ksync_add_test(shrinker_schedule_test
                SOURCES ${CMAKE_CURRENT_LIST_DIR}/shrinker_schedule_test.c
                LIBS ksync::shrinker LABELS quick concurrent TIMEOUT 120)
+# The error rule, row by row from docs/errors.md.
+ksync_add_test(error_rule_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/error_rule_test.c
+               LIBS ksync::shrinker LABELS quick TIMEOUT 60
+               DEFINES KSYNC_ERRORS_MD="${PROJECT_SOURCE_DIR}/docs/errors.md")

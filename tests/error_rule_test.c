@@ -1,0 +1,490 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The error rule, walked row by row from docs/errors.md: for each row of its
+ * misuse table, the matching case below makes the call twice from one line,
+ * under the row's condition. Both calls must return the row's result; the
+ * report, when the row says there is one, must name this file and that line,
+ * and come once. A row without a case, or a case without a row, fails.
+ */
+#include <ksync/memgroup.h>
+#include <ksync/shrinker.h>
+#include <ksync/shrinker_debug.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ktest.h"
+
+#ifndef KSYNC_ERRORS_MD
+#error "the build passes the path of docs/errors.md as KSYNC_ERRORS_MD"
+#endif
+
+/* What one case observed. */
+struct seen {
+	char result[2][32]; /* the two calls' results, as the table writes them */
+	int line;           /* the line of the two calls */
+};
+
+static int reports;
+static const char *report_file;
+static int report_line;
+
+static void record_report(const char *file, int line, const char *what)
+{
+	(void)what;
+	reports++;
+	report_file = file;
+	report_line = line;
+}
+
+static void errno_name(char *buf, long v)
+{
+	static const struct { long v; const char *name; } names[] = {
+		{ -EINVAL, "-EINVAL" }, { -EBUSY, "-EBUSY" }, { -ENOENT, "-ENOENT" },
+		{ -EDEADLK, "-EDEADLK" }, { -ENOMEM, "-ENOMEM" }, { 0, "0" },
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].v == v) {
+			strcpy(buf, names[i].name);
+			return;
+		}
+	snprintf(buf, 32, "%ld", v);
+}
+
+/* Make the call twice from one line; NUM for errno/count results, PTR for pointers. */
+#define TWICE_NUM(seen, expr)                                                  \
+	do {                                                                   \
+		for (int k_ = 0; k_ < 2; k_++) { (seen)->line = __LINE__; errno_name((seen)->result[k_], (long)(expr)); } \
+	} while (0)
+#define TWICE_PTR(seen, expr)                                                  \
+	do {                                                                   \
+		for (int k_ = 0; k_ < 2; k_++) { (seen)->line = __LINE__; strcpy((seen)->result[k_], (expr) ? "non-NULL" : "NULL"); } \
+	} while (0)
+
+/* ------------------------------------------------------------------------ */
+/* Fixtures                                                                 */
+
+static unsigned long count_one(struct ksync_shrinker *s, struct ksync_shrink_control *sc)
+{
+	(void)s;
+	(void)sc;
+	return 1;
+}
+
+static unsigned long scan_none(struct ksync_shrinker *s, struct ksync_shrink_control *sc)
+{
+	(void)s;
+	(void)sc;
+	return 0;
+}
+
+static struct ksync_shrinker_registry *R;
+
+static struct ksync_shrinker *owned(unsigned flags)
+{
+	struct ksync_shrinker *s = ksync_shrinker_alloc(R, flags, "owned");
+	s->count_objects = count_one;
+	s->scan_objects = scan_none;
+	return s;
+}
+
+static struct ksync_shrinker classic(void)
+{
+	return (struct ksync_shrinker){ .count_objects = count_one, .scan_objects = scan_none };
+}
+
+/* A shrinker whose count callback runs a misuse case from inside a callback. */
+static struct seen *cb_seen;
+static int cb_case;
+static struct ksync_shrinker *cb_self;
+static struct ksync_memgroup *cb_group;
+
+static unsigned long count_misuse(struct ksync_shrinker *s, struct ksync_shrink_control *sc)
+{
+	(void)sc;
+	switch (cb_case) {
+	case 1: TWICE_NUM(cb_seen, ksync_unregister_shrinker(s)); break;
+	case 2: TWICE_NUM(cb_seen, ksync_shrinker_free(s)); break;
+	case 3: TWICE_NUM(cb_seen, ksync_shrinker_group_destroy(cb_group)); break;
+	case 4: TWICE_NUM(cb_seen, ksync_shrink_slab(R, 0, NULL, 0)); break;
+	case 5: TWICE_NUM(cb_seen, ksync_synchronize_shrinkers(R)); break;
+	case 6: TWICE_NUM(cb_seen, ksync_shrinker_debug_scan(cb_self, NULL, 0, 1)); break;
+	}
+	cb_case = 0;
+	return 1;
+}
+
+/* Run case @c from inside a callback of a registered shrinker (global walk). */
+static void from_callback(struct seen *seen, int c, bool classic_shape)
+{
+	static struct ksync_shrinker cl;
+
+	cb_seen = seen;
+	cb_case = c;
+	if (classic_shape) {
+		cl = classic();
+		cl.count_objects = count_misuse;
+		KASSERT(ksync_register_shrinker(R, &cl, "cb") == 0);
+		cb_self = &cl;
+	} else {
+		cb_self = owned(0);
+		cb_self->count_objects = count_misuse;
+		KASSERT(ksync_shrinker_register(cb_self) == 0);
+	}
+	cb_group = ksync_shrinker_group_create(R, NULL);
+	ksync_shrink_slab(R, 0, NULL, 0);
+	KASSERT(cb_case == 0); /* the callback ran the case */
+	ksync_shrinker_group_destroy(cb_group);
+	if (classic_shape)
+		KASSERT(ksync_unregister_shrinker(&cl) == 0);
+	else
+		KASSERT(ksync_shrinker_free(cb_self) == 0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* One function per row                                                     */
+
+static void c_reg_create(struct seen *s) { TWICE_PTR(s, ksync_shrinker_registry_create(0)); }
+
+static void c_reg_destroy(struct seen *s)
+{
+	struct ksync_shrinker_registry *r = ksync_shrinker_registry_create(1);
+	struct ksync_memgroup *g = ksync_shrinker_group_create(r, NULL);
+	TWICE_NUM(s, ksync_shrinker_registry_destroy(r));
+	ksync_shrinker_group_destroy(g);
+	KASSERT(ksync_shrinker_registry_destroy(r) == 0);
+}
+
+static void c_default_bad(struct seen *s) { TWICE_NUM(s, ksync_shrinker_set_default_nr_nodes(65)); }
+
+static void c_default_exists(struct seen *s)
+{
+	KASSERT(ksync_shrinker_registry_default() != NULL);
+	TWICE_NUM(s, ksync_shrinker_set_default_nr_nodes(1));
+}
+
+static void c_alloc_flags(struct seen *s) { TWICE_PTR(s, ksync_shrinker_alloc(R, 1U << 20, "x")); }
+
+static void c_register_twice(struct seen *s)
+{
+	struct ksync_shrinker *sh = owned(0);
+	KASSERT(ksync_shrinker_register(sh) == 0);
+	TWICE_NUM(s, ksync_shrinker_register(sh));
+	ksync_shrinker_free(sh);
+}
+
+static void c_register_nocb(struct seen *s)
+{
+	struct ksync_shrinker *sh = ksync_shrinker_alloc(R, 0, "nocb");
+	TWICE_NUM(s, ksync_shrinker_register(sh));
+	ksync_shrinker_free(sh);
+}
+
+static void c_register_unprepared(struct seen *s)
+{
+	struct ksync_shrinker sh = classic();
+	TWICE_NUM(s, ksync_shrinker_register(&sh));
+}
+
+static void c_prealloc_twice(struct seen *s)
+{
+	struct ksync_shrinker sh = classic();
+	KASSERT(ksync_prealloc_shrinker(R, &sh, "p") == 0);
+	TWICE_NUM(s, ksync_prealloc_shrinker(R, &sh, "p"));
+	ksync_free_prealloced_shrinker(&sh);
+}
+
+static void c_register_classic_nocb(struct seen *s)
+{
+	struct ksync_shrinker sh = { 0 };
+	TWICE_NUM(s, ksync_register_shrinker(R, &sh, "n"));
+}
+
+static void c_unreg_never(struct seen *s)
+{
+	struct ksync_shrinker sh = classic();
+	TWICE_NUM(s, ksync_unregister_shrinker(&sh));
+}
+
+static void c_unreg_prepared(struct seen *s)
+{
+	struct ksync_shrinker sh = classic();
+	KASSERT(ksync_prealloc_shrinker(R, &sh, "p") == 0);
+	TWICE_NUM(s, ksync_unregister_shrinker(&sh));
+	ksync_free_prealloced_shrinker(&sh);
+}
+
+static void c_unreg_owned(struct seen *s)
+{
+	struct ksync_shrinker *sh = owned(0);
+	KASSERT(ksync_shrinker_register(sh) == 0);
+	TWICE_NUM(s, ksync_unregister_shrinker(sh));
+	ksync_shrinker_free(sh);
+}
+
+static void c_unreg_own_cb(struct seen *s) { from_callback(s, 1, true); }
+static void c_free_own_cb(struct seen *s) { from_callback(s, 2, false); }
+
+static void c_free_classic(struct seen *s)
+{
+	struct ksync_shrinker sh = classic();
+	KASSERT(ksync_register_shrinker(R, &sh, "c") == 0);
+	TWICE_NUM(s, ksync_shrinker_free(&sh));
+	KASSERT(ksync_unregister_shrinker(&sh) == 0);
+}
+
+static void c_group_children(struct seen *s)
+{
+	struct ksync_memgroup *p = ksync_shrinker_group_create(R, NULL);
+	struct ksync_memgroup *c = ksync_shrinker_group_create(R, p);
+	TWICE_NUM(s, ksync_shrinker_group_destroy(p));
+	ksync_shrinker_group_destroy(c);
+	ksync_shrinker_group_destroy(p);
+}
+
+static void c_group_from_cb(struct seen *s) { from_callback(s, 3, false); }
+
+static void c_bit_past(struct seen *s)
+{
+	struct ksync_memgroup *g = ksync_shrinker_group_create(R, NULL);
+	TWICE_NUM(s, ksync_set_shrinker_bit(g, 0, ksync_shrinker_nr_max(R)));
+	ksync_shrinker_group_destroy(g);
+}
+
+static void c_bit_nid(struct seen *s)
+{
+	struct ksync_memgroup *g = ksync_shrinker_group_create(R, NULL);
+	TWICE_NUM(s, ksync_set_shrinker_bit(g, 7, 0));
+	ksync_shrinker_group_destroy(g);
+}
+
+static void c_slab_nid(struct seen *s) { TWICE_NUM(s, ksync_shrink_slab(R, 9, NULL, 0)); }
+static void c_slab_cb(struct seen *s) { from_callback(s, 4, false); }
+static void c_sync_cb(struct seen *s) { from_callback(s, 5, false); }
+
+static void c_dbg_unreg(struct seen *s)
+{
+	struct ksync_shrinker sh = classic();
+	TWICE_NUM(s, ksync_shrinker_debug_count(&sh, NULL, 0));
+}
+
+static void c_dbg_nid(struct seen *s)
+{
+	struct ksync_shrinker *sh = owned(0);
+	KASSERT(ksync_shrinker_register(sh) == 0);
+	TWICE_NUM(s, ksync_shrinker_debug_count(sh, NULL, 5));
+	ksync_shrinker_free(sh);
+}
+
+static void c_dbg_cb(struct seen *s) { from_callback(s, 6, false); }
+
+static int on_online(struct ksync_memgroup *g, int slot, void *priv)
+{
+	(void)g;
+	(void)slot;
+	(void)priv;
+	return 0;
+}
+
+static void c_mg_parent(struct seen *s)
+{
+	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
+	struct ksync_memgroup *p = ksync_memgroup_create(set, NULL);
+	ksync_memgroup_get(p);
+	KASSERT(ksync_memgroup_offline(p) == 0);
+	TWICE_PTR(s, ksync_memgroup_create(NULL, p));
+	ksync_memgroup_put(p);
+	KASSERT(ksync_memgroup_set_destroy(set) == 0);
+}
+
+static void c_mg_twice(struct seen *s)
+{
+	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
+	struct ksync_memgroup *g = ksync_memgroup_create(set, NULL);
+	ksync_memgroup_get(g);
+	KASSERT(ksync_memgroup_offline(g) == 0);
+	TWICE_NUM(s, ksync_memgroup_offline(g));
+	ksync_memgroup_put(g);
+	KASSERT(ksync_memgroup_set_destroy(set) == 0);
+}
+
+static void c_mg_children(struct seen *s)
+{
+	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
+	struct ksync_memgroup *p = ksync_memgroup_create(set, NULL);
+	struct ksync_memgroup *c = ksync_memgroup_create(NULL, p);
+	TWICE_NUM(s, ksync_memgroup_offline(p));
+	KASSERT(ksync_memgroup_offline(c) == 0 && ksync_memgroup_offline(p) == 0);
+	KASSERT(ksync_memgroup_set_destroy(set) == 0);
+}
+
+static void c_mg_client_nohook(struct seen *s)
+{
+	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
+	static const struct ksync_memgroup_client nohook = { "nohook", NULL, NULL, NULL };
+	TWICE_NUM(s, ksync_memgroup_client_register(set, &nohook, NULL));
+	KASSERT(ksync_memgroup_set_destroy(set) == 0);
+}
+
+static void c_mg_client_groups(struct seen *s)
+{
+	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
+	static const struct ksync_memgroup_client c = { "c", on_online, NULL, NULL };
+	int slot = ksync_memgroup_client_register(set, &c, NULL);
+	struct ksync_memgroup *g = ksync_memgroup_create(set, NULL);
+	TWICE_NUM(s, ksync_memgroup_client_unregister(set, slot));
+	KASSERT(ksync_memgroup_offline(g) == 0);
+	KASSERT(ksync_memgroup_client_unregister(set, slot) == 0);
+	KASSERT(ksync_memgroup_set_destroy(set) == 0);
+}
+
+static void c_mg_set_busy(struct seen *s)
+{
+	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
+	struct ksync_memgroup *g = ksync_memgroup_create(set, NULL);
+	TWICE_NUM(s, ksync_memgroup_set_destroy(set));
+	KASSERT(ksync_memgroup_offline(g) == 0);
+	KASSERT(ksync_memgroup_set_destroy(set) == 0);
+}
+
+static const struct row_case {
+	const char *call, *condition;
+	void (*run)(struct seen *);
+	int late; /* runs after the others (creates the default registry) */
+	int used;
+} cases[] = {
+	{ "ksync_shrinker_registry_create", "nr_nodes outside 1..64", c_reg_create, 0, 0 },
+	{ "ksync_shrinker_registry_destroy", "shrinkers or groups remain", c_reg_destroy, 0, 0 },
+	{ "ksync_shrinker_set_default_nr_nodes", "nr_nodes outside 1..64", c_default_bad, 0, 0 },
+	{ "ksync_shrinker_set_default_nr_nodes", "the default registry exists", c_default_exists, 1, 0 },
+	{ "ksync_shrinker_alloc", "unknown flags", c_alloc_flags, 0, 0 },
+	{ "ksync_shrinker_register", "already registered", c_register_twice, 0, 0 },
+	{ "ksync_shrinker_register", "count_objects or scan_objects missing", c_register_nocb, 0, 0 },
+	{ "ksync_shrinker_register", "not allocated or prepared", c_register_unprepared, 0, 0 },
+	{ "ksync_prealloc_shrinker", "already prepared", c_prealloc_twice, 0, 0 },
+	{ "ksync_register_shrinker", "count_objects or scan_objects missing", c_register_classic_nocb, 0, 0 },
+	{ "ksync_unregister_shrinker", "never registered", c_unreg_never, 0, 0 },
+	{ "ksync_unregister_shrinker", "prepared but not registered", c_unreg_prepared, 0, 0 },
+	{ "ksync_unregister_shrinker", "a shrinker from ksync_shrinker_alloc", c_unreg_owned, 0, 0 },
+	{ "ksync_unregister_shrinker", "from its own callback", c_unreg_own_cb, 0, 0 },
+	{ "ksync_shrinker_free", "a caller-owned (classic) shrinker", c_free_classic, 0, 0 },
+	{ "ksync_shrinker_free", "from its own callback", c_free_own_cb, 0, 0 },
+	{ "ksync_shrinker_group_destroy", "the group has children", c_group_children, 0, 0 },
+	{ "ksync_shrinker_group_destroy", "from a callback", c_group_from_cb, 0, 0 },
+	{ "ksync_set_shrinker_bit", "id at or past the map", c_bit_past, 0, 0 },
+	{ "ksync_set_shrinker_bit", "bad nid", c_bit_nid, 0, 0 },
+	{ "ksync_shrink_slab", "bad nid", c_slab_nid, 0, 0 },
+	{ "ksync_shrink_slab", "from a callback", c_slab_cb, 0, 0 },
+	{ "ksync_synchronize_shrinkers", "from a callback", c_sync_cb, 0, 0 },
+	{ "ksync_shrinker_debug_count", "not registered", c_dbg_unreg, 0, 0 },
+	{ "ksync_shrinker_debug_count", "bad nid", c_dbg_nid, 0, 0 },
+	{ "ksync_shrinker_debug_scan", "from a callback", c_dbg_cb, 0, 0 },
+	{ "ksync_memgroup_create", "the parent is not online", c_mg_parent, 0, 0 },
+	{ "ksync_memgroup_offline", "not online (offline twice)", c_mg_twice, 0, 0 },
+	{ "ksync_memgroup_offline", "online children", c_mg_children, 0, 0 },
+	{ "ksync_memgroup_client_register", "no online hook", c_mg_client_nohook, 0, 0 },
+	{ "ksync_memgroup_client_unregister", "groups remain", c_mg_client_groups, 0, 0 },
+	{ "ksync_memgroup_set_destroy", "groups or clients remain", c_mg_set_busy, 0, 0 },
+};
+#define NR_CASES (sizeof(cases) / sizeof(cases[0]))
+
+struct row {
+	char call[96], condition[128], result[32];
+	int reported;
+};
+
+/* "| `call` | condition | result | yes/no |" -> @r; false for other lines. */
+static bool parse_row(const char *line, struct row *r)
+{
+	char rep[16];
+
+	if (strncmp(line, "| `ksync_", 9) != 0)
+		return false;
+	if (sscanf(line, "| `%95[^`]` | %127[^|]| %31[^ |] | %15[^ |] |", r->call, r->condition,
+		   r->result, rep) != 4)
+		return false;
+	size_t n = strlen(r->condition);
+	while (n && r->condition[n - 1] == ' ')
+		r->condition[--n] = '\0';
+	r->reported = strcmp(rep, "yes") == 0;
+	return strcmp(rep, "yes") == 0 || strcmp(rep, "no") == 0;
+}
+
+static void run_row(const struct row *r, const struct row_case *c)
+{
+	struct seen seen = { .line = 0 };
+	int before = reports;
+
+	report_file = NULL;
+	c->run(&seen);
+	int n = reports - before;
+	bool ok = strcmp(seen.result[0], r->result) == 0 && strcmp(seen.result[1], r->result) == 0 &&
+		  n == (r->reported ? 1 : 0) &&
+		  (!r->reported || (report_file && strcmp(report_file, __FILE__) == 0 &&
+				    report_line == seen.line));
+	if (!ok)
+		fprintf(stderr, "row `%s` / %s: results %s, %s (table: %s); %d report(s)%s%s:%d "
+			"(table: %s, at line %d)\n", r->call, r->condition, seen.result[0],
+			seen.result[1], r->result, n, report_file ? " at " : "",
+			report_file ? report_file : "", report_line,
+			r->reported ? "one" : "none", seen.line);
+	KCHECK(ok);
+}
+
+KTEST(misuse_table_of_docs)
+{
+	FILE *f = fopen(KSYNC_ERRORS_MD, "r");
+	struct row rows[64];
+	int nrows = 0, used[NR_CASES] = { 0 };
+	char line[512];
+
+	KCHECK(f != NULL);
+	if (!f)
+		return;
+	bool in_table = false;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "## ", 3) == 0)
+			in_table = strncmp(line, "## Misuse table", 15) == 0;
+		if (in_table && nrows < 64 && parse_row(line, &rows[nrows]))
+			nrows++;
+	}
+	fclose(f);
+	KCHECK(nrows >= 30);
+	R = ksync_shrinker_registry_create(1);
+	ksync_warn_hook = record_report;
+	for (int late = 0; late < 2; late++) {
+		for (int i = 0; i < nrows; i++) {
+			size_t k;
+			for (k = 0; k < NR_CASES; k++)
+				if (!strcmp(cases[k].call, rows[i].call) &&
+				    !strcmp(cases[k].condition, rows[i].condition))
+					break;
+			if (k == NR_CASES) {
+				if (!late) {
+					fprintf(stderr, "row `%s` / %s has no case\n", rows[i].call,
+						rows[i].condition);
+					KCHECK(k < NR_CASES);
+				}
+				continue;
+			}
+			if (cases[k].late != late)
+				continue;
+			used[k]++;
+			run_row(&rows[i], &cases[k]);
+		}
+	}
+	ksync_warn_hook = NULL;
+	for (size_t k = 0; k < NR_CASES; k++) {
+		if (used[k] != 1)
+			fprintf(stderr, "case `%s` / %s matches %d rows\n", cases[k].call,
+				cases[k].condition, used[k]);
+		KCHECK_EQ(used[k], 1);
+	}
+	KCHECK_EQ(ksync_shrinker_registry_destroy(R), 0);
+}
+
+int main(int argc, char **argv)
+{
+	return ktest_run(argc, argv);
+}
