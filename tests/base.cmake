@@ -30,3 +30,7 @@ foreach(_opt O0 O1 O2 O3 Os)
     target_compile_options(${_t} PRIVATE -${_opt})
   endforeach()
 endforeach()
+# Includes point down the layers of docs/architecture.md (no compiler needed).
+add_test(NAME include_direction
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/include_direction.sh ${PROJECT_SOURCE_DIR})
+set_tests_properties(include_direction PROPERTIES LABELS "quick;hygiene" TIMEOUT 60)
