@@ -17,7 +17,7 @@
  * and an nr_deferred counter per shrinker id. ksync_shrink_slab() on a group
  * visits only the shrinkers whose bit is set.
  *
- * Concurrency (see lib/shrinker/shrinker.c for the proofs):
+ * Concurrency (see lib/shrinker/registry.c for the theory and its proofs):
  *  - walkers (ksync_shrink_slab(), ksync_set_shrinker_bit(), the debug
  *    interface) take no lock shared with writers: they run inside an SRCU read
  *    section of the registry and take a reference on each shrinker they call;
@@ -45,8 +45,10 @@
  * NULL for the process-wide default registry (created on first use with
  * ksync_shrinker_set_default_nr_nodes() nodes, 1 unless set).
  *
- * Errors are negative errno values, each reported once per call site with
- * file and line through KSYNC_WARN (ksync_warn_count counts them).
+ * Errors are negative errno values. Misuse is reported once per call site,
+ * naming the caller's file and line (the calls that can report are macros
+ * passing __FILE__ and __LINE__ to ksync__<name>()); running out of memory is
+ * not reported. docs/errors.md has the table of every report.
  *
  * fork(): a registry that other threads were walking, or whose writers'
  * mutex another thread held, at fork() time is not usable in the child: the
