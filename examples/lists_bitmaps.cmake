@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-2-Clause
-# walk_and_grow - RCU list + sized map + generation counter (issue 4).
+# walk_and_grow - RCU list + sized map + generation counter.
 ksync_add_executable(walk_and_grow SOURCES ${CMAKE_CURRENT_LIST_DIR}/walk_and_grow.c)
 if(KSYNC_BUILD_TESTS)
   add_test(NAME example_walk_and_grow COMMAND walk_and_grow 0.5)

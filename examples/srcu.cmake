@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-2-Clause
-# SRCU (issue 3): one concept per example.
+# SRCU: one concept per example.
 ksync_add_executable(srcu_config_reload SOURCES ${CMAKE_CURRENT_LIST_DIR}/srcu_config_reload.c)
 if(KSYNC_BUILD_TESTS)
   add_test(NAME example_srcu_config_reload COMMAND srcu_config_reload)
