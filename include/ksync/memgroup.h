@@ -183,6 +183,35 @@ bool ksync_memgroup_tryget_online(struct ksync_memgroup *g);
 /** ksync_memgroup_put() - drop a reference; the last one releases @g. */
 void ksync_memgroup_put(struct ksync_memgroup *g);
 
+/*
+ * The head of every group: what clients' hot paths read inline (the rest of
+ * the group is private to lib/memgroup). @client[i] is the set's client of
+ * slot i, copied into every group (under the set's mutex, when the group is
+ * created or the client registers; a slot is never reused while groups
+ * exist), so that the lookup costs no load outside the group.
+ */
+struct ksync__memgroup_head {
+	const struct ksync_memgroup_client *client[KSYNC_MEMGROUP_MAX_CLIENTS];
+	void *slot[KSYNC_MEMGROUP_MAX_CLIENTS];
+};
+
+/**
+ * ksync_memgroup_client_state() - the state @client stored in @g: the slot
+ * lookup and the slot read, inline, for clients' hot paths (a client is
+ * usually in slot 0 of its set). NULL when @client is not a client of @g's
+ * set, or stored nothing in @g.
+ */
+static inline void *ksync_memgroup_client_state(const struct ksync_memgroup *g,
+						const struct ksync_memgroup_client *client)
+{
+	const struct ksync__memgroup_head *h = (const struct ksync__memgroup_head *)(const void *)g;
+
+	for (int i = 0; i < KSYNC_MEMGROUP_MAX_CLIENTS; i++)
+		if (__atomic_load_n(&h->client[i], __ATOMIC_RELAXED) == client)
+			return __atomic_load_n(&h->slot[i], __ATOMIC_RELAXED);
+	return NULL;
+}
+
 /** ksync_memgroup_slot() - the state client @slot stored in @g (NULL if none). */
 void *ksync_memgroup_slot(const struct ksync_memgroup *g, int slot);
 

@@ -57,6 +57,7 @@ struct ksync_memgroup_set {
 };
 
 struct ksync_memgroup {
+	struct ksync__memgroup_head head; /* first: read inline by ksync_memgroup_client_state() */
 	struct ksync_memgroup_set *set;
 	struct ksync_memgroup *parent;
 	int id;
@@ -66,7 +67,6 @@ struct ksync_memgroup {
 	ksync_atomic_t refcount;   /* M2 */
 	struct ksync_list_head link; /* set->groups */
 	struct ksync_rcu_head rcu;
-	void *slot[KSYNC_MEMGROUP_MAX_CLIENTS];
 };
 
 /* The hooks a group's transition calls, copied under the mutex. */
@@ -170,15 +170,17 @@ int ksync__memgroup_client_register(KSYNC_SITE_ARGS, struct ksync_memgroup_set *
 		if (ret)
 			break;
 		g->onlined |= 1U << slot;
+		KSYNC_WRITE_ONCE(g->head.client[slot], client);
 	}
 	if (ret) {
 		ksync_list_for_each_entry(g, &set->groups, link) {
 			if (!(g->onlined & (1U << slot)))
 				continue;
 			g->onlined &= ~(1U << slot);
+			KSYNC_WRITE_ONCE(g->head.client[slot], NULL);
 			if (client->release)
 				client->release(g, slot, priv);
-			g->slot[slot] = NULL;
+			g->head.slot[slot] = NULL;
 		}
 		KSYNC_WRITE_ONCE(set->clients[slot], NULL);
 		set->priv[slot] = NULL;
@@ -272,6 +274,7 @@ struct ksync_memgroup *ksync__memgroup_create(KSYNC_SITE_ARGS, struct ksync_memg
 		if (ret)
 			break;
 		g->onlined |= 1U << i;
+		KSYNC_WRITE_ONCE(g->head.client[i], c);
 	}
 	if (ret) {
 		for (i = KSYNC_MEMGROUP_MAX_CLIENTS - 1; i >= 0; i--)
@@ -351,12 +354,12 @@ void ksync_memgroup_put(struct ksync_memgroup *g)
 
 void *ksync_memgroup_slot(const struct ksync_memgroup *g, int slot)
 {
-	return KSYNC_READ_ONCE(g->slot[slot]);
+	return KSYNC_READ_ONCE(g->head.slot[slot]);
 }
 
 void ksync_memgroup_set_slot(struct ksync_memgroup *g, int slot, void *state)
 {
-	KSYNC_WRITE_ONCE(g->slot[slot], state);
+	KSYNC_WRITE_ONCE(g->head.slot[slot], state);
 }
 
 int ksync_memgroup_id(const struct ksync_memgroup *g)

@@ -30,9 +30,7 @@ const struct ksync_memgroup_client ksync__shrinker_group_client = {
 /* The registry's state in @g, or NULL if @g is not a group of a registry. */
 struct shrinker_group_info *group_info(struct ksync_memgroup *g)
 {
-	int slot = ksync_memgroup_client_find(ksync_memgroup_set_of(g), &ksync__shrinker_group_client);
-
-	return slot < 0 ? NULL : (struct shrinker_group_info *)ksync_memgroup_slot(g, slot);
+	return ksync_memgroup_client_state(g, &ksync__shrinker_group_client);
 }
 
 static void info_free_maps(struct shrinker_group_info *info, bool deferred)
