@@ -2,8 +2,10 @@
 /**
  * DOC: ksync/atomic.h - kernel-style atomics and barriers on Concurrency Kit
  *
- * Types: ksync_atomic_t (int) and ksync_atomic_long_t (long), initialised with
- * KSYNC_ATOMIC_INIT(). Operations follow the kernel's ordering rules
+ * Types: ksync_atomic_t (int), ksync_atomic_long_t (long) and ksync_atomic64_t
+ * (int64_t), initialised with KSYNC_ATOMIC_INIT() (KSYNC_ATOMIC64_INIT()).
+ * Every value-returning operation also exists with _acquire, _release and
+ * _relaxed suffixes, as in the kernel. Operations follow its ordering rules
  * (Documentation/atomic_t.txt in Linux):
  *
  *  - ksync_atomic_read()/set() are single untorn accesses, unordered;
@@ -58,8 +60,18 @@ typedef struct {
 	long counter;
 } ksync_atomic_long_t;
 
-/** KSYNC_ATOMIC_INIT() - static initialiser of either atomic type. */
+/**
+ * typedef ksync_atomic64_t - a 64-bit integer accessed only through
+ * ksync_atomic64_*() (the kernel's atomic64_t; aligned to 8 bytes everywhere).
+ */
+typedef struct {
+	int64_t counter __attribute__((__aligned__(8)));
+} ksync_atomic64_t;
+
+/** KSYNC_ATOMIC_INIT() - static initialiser of any atomic type. */
 #define KSYNC_ATOMIC_INIT(i) { (i) }
+/** KSYNC_ATOMIC64_INIT() - static initialiser of ksync_atomic64_t. */
+#define KSYNC_ATOMIC64_INIT(i) { (i) }
 
 /* ------------------------------------------------------------------------ */
 /* Barriers                                                                 */
@@ -120,14 +132,37 @@ typedef struct {
 /* ------------------------------------------------------------------------ */
 /* Typed primitives on plain locations: the one place that picks a back-end. */
 
+/*
+ * Every value-returning primitive comes in four orders, named by a suffix:
+ * _full (fully ordered: the kernel's plain name), _acq (acquire: no later
+ * access moves before it), _rel (release: no earlier access moves after it),
+ * _rlx (relaxed: atomic, unordered). A failed cmpxchg orders nothing in any
+ * order, as in the kernel.
+ */
 #ifdef KSYNC_ATOMIC_BUILTINS
+#define KSYNC__MO_full __ATOMIC_SEQ_CST
+#define KSYNC__MO_acq __ATOMIC_ACQUIRE
+#define KSYNC__MO_rel __ATOMIC_RELEASE
+#define KSYNC__MO_rlx __ATOMIC_RELAXED
+#define KSYNC__PRIMS_ORD(N, T, CKS, CKT, O)                                    \
+	static KSYNC_ALWAYS_INLINE T ksync__fetch_add_##N##_##O(T *p, T v)    \
+	{ return __atomic_fetch_add(p, v, KSYNC__MO_##O); }                    \
+	static KSYNC_ALWAYS_INLINE T ksync__fetch_and_##N##_##O(T *p, T v)    \
+	{ return __atomic_fetch_and(p, v, KSYNC__MO_##O); }                    \
+	static KSYNC_ALWAYS_INLINE T ksync__fetch_or_##N##_##O(T *p, T v)     \
+	{ return __atomic_fetch_or(p, v, KSYNC__MO_##O); }                     \
+	static KSYNC_ALWAYS_INLINE T ksync__fetch_xor_##N##_##O(T *p, T v)    \
+	{ return __atomic_fetch_xor(p, v, KSYNC__MO_##O); }                    \
+	static KSYNC_ALWAYS_INLINE T ksync__xchg_##N##_##O(T *p, T v)         \
+	{ return __atomic_exchange_n(p, v, KSYNC__MO_##O); }                   \
+	static KSYNC_ALWAYS_INLINE bool ksync__try_cmpxchg_##N##_##O(T *p, T *old, T v) \
+	{ return __atomic_compare_exchange_n(p, old, v, 0, KSYNC__MO_##O,       \
+					     __ATOMIC_RELAXED); }
 #define KSYNC__PRIMS(N, T, CKS, CKT)                                           \
 	static KSYNC_ALWAYS_INLINE T ksync__ld_##N(const T *p)                 \
 	{ return __atomic_load_n(p, __ATOMIC_RELAXED); }                       \
 	static KSYNC_ALWAYS_INLINE void ksync__st_##N(T *p, T v)               \
 	{ __atomic_store_n(p, v, __ATOMIC_RELAXED); }                          \
-	static KSYNC_ALWAYS_INLINE T ksync__fetch_add_##N(T *p, T v)           \
-	{ return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }                 \
 	static KSYNC_ALWAYS_INLINE void ksync__add_##N(T *p, T v)              \
 	{ (void)__atomic_fetch_add(p, v, __ATOMIC_RELAXED); }                  \
 	static KSYNC_ALWAYS_INLINE void ksync__and_##N(T *p, T v)              \
@@ -136,11 +171,10 @@ typedef struct {
 	{ (void)__atomic_fetch_or(p, v, __ATOMIC_RELAXED); }                   \
 	static KSYNC_ALWAYS_INLINE void ksync__xor_##N(T *p, T v)              \
 	{ (void)__atomic_fetch_xor(p, v, __ATOMIC_RELAXED); }                  \
-	static KSYNC_ALWAYS_INLINE T ksync__xchg_##N(T *p, T v)                \
-	{ return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST); }                \
-	static KSYNC_ALWAYS_INLINE bool ksync__try_cmpxchg_##N(T *p, T *old, T v) \
-	{ return __atomic_compare_exchange_n(p, old, v, 0, __ATOMIC_SEQ_CST,   \
-					     __ATOMIC_RELAXED); }
+	KSYNC__PRIMS_ORD(N, T, CKS, CKT, full)                                 \
+	KSYNC__PRIMS_ORD(N, T, CKS, CKT, acq)                                  \
+	KSYNC__PRIMS_ORD(N, T, CKS, CKT, rel)                                  \
+	KSYNC__PRIMS_ORD(N, T, CKS, CKT, rlx)
 #else
 /*
  * KSYNC__CK_OPERAND() - the value operand of a CK add/and/or/xor on @T.
@@ -164,15 +198,49 @@ typedef struct {
 #else
 #define KSYNC__CK_OPERAND(T, v) ((T)(v))
 #endif
+/*
+ * CK's read-modify-writes are fully ordered on TSO machines (a locked
+ * instruction) and unordered elsewhere: the orders add fences around them
+ * where the machine needs them (KSYNC__RMW_FENCE() is a compiler barrier on
+ * TSO). Acquire fences after, release before, full on both sides.
+ */
+#define KSYNC__FB_full() KSYNC__RMW_FENCE()
+#define KSYNC__FA_full() KSYNC__RMW_FENCE()
+#define KSYNC__FB_acq() do { } while (0)
+#define KSYNC__FA_acq() KSYNC__RMW_FENCE()
+#define KSYNC__FB_rel() KSYNC__RMW_FENCE()
+#define KSYNC__FA_rel() do { } while (0)
+#define KSYNC__FB_rlx() do { } while (0)
+#define KSYNC__FA_rlx() do { } while (0)
+/* CK has no fetch_and/or/xor: a cmpxchg loop in the requested order. */
+#define KSYNC__CK_FETCH_OP(N, T, O, NAME, EXPR)                                \
+	static KSYNC_ALWAYS_INLINE T ksync__fetch_##NAME##_##N##_##O(T *p, T v) \
+	{ T old = ksync__ld_##N(p);                                            \
+	  while (!ksync__try_cmpxchg_##N##_##O(p, &old, (T)(EXPR)))            \
+		;                                                              \
+	  return old; }
+#define KSYNC__PRIMS_ORD(N, T, CKS, CKT, O)                                    \
+	static KSYNC_ALWAYS_INLINE T ksync__fetch_add_##N##_##O(T *p, T v)    \
+	{ KSYNC__FB_##O();                                                     \
+	  T r = (T)ck_pr_faa_##CKS((CKT *)p, (CKT)v);                          \
+	  KSYNC__FA_##O(); return r; }                                         \
+	static KSYNC_ALWAYS_INLINE T ksync__xchg_##N##_##O(T *p, T v)         \
+	{ KSYNC__FB_##O();                                                     \
+	  T r = (T)ck_pr_fas_##CKS((CKT *)p, (CKT)v);                          \
+	  KSYNC__FA_##O(); return r; }                                         \
+	static KSYNC_ALWAYS_INLINE bool ksync__try_cmpxchg_##N##_##O(T *p, T *old, T v) \
+	{ CKT seen; KSYNC__FB_##O();                                           \
+	  bool ok = ck_pr_cas_##CKS##_value((CKT *)p, (CKT)*old, (CKT)v, &seen); \
+	  if (ok) KSYNC__FA_##O(); else *old = (T)seen;                        \
+	  return ok; }                                                         \
+	KSYNC__CK_FETCH_OP(N, T, O, and, old & v)                              \
+	KSYNC__CK_FETCH_OP(N, T, O, or, old | v)                               \
+	KSYNC__CK_FETCH_OP(N, T, O, xor, old ^ v)
 #define KSYNC__PRIMS(N, T, CKS, CKT)                                           \
 	static KSYNC_ALWAYS_INLINE T ksync__ld_##N(const T *p)                 \
 	{ return (T)ck_pr_load_##CKS((const CKT *)p); }                        \
 	static KSYNC_ALWAYS_INLINE void ksync__st_##N(T *p, T v)               \
 	{ ck_pr_store_##CKS((CKT *)p, (CKT)v); }                               \
-	static KSYNC_ALWAYS_INLINE T ksync__fetch_add_##N(T *p, T v)           \
-	{ KSYNC__RMW_FENCE();                                                  \
-	  T r = (T)ck_pr_faa_##CKS((CKT *)p, (CKT)v);                          \
-	  KSYNC__RMW_FENCE(); return r; }                                      \
 	static KSYNC_ALWAYS_INLINE void ksync__add_##N(T *p, T v)              \
 	{ ck_pr_add_##CKS((CKT *)p, KSYNC__CK_OPERAND(CKT, v)); }              \
 	static KSYNC_ALWAYS_INLINE void ksync__and_##N(T *p, T v)              \
@@ -181,15 +249,10 @@ typedef struct {
 	{ ck_pr_or_##CKS((CKT *)p, KSYNC__CK_OPERAND(CKT, v)); }               \
 	static KSYNC_ALWAYS_INLINE void ksync__xor_##N(T *p, T v)              \
 	{ ck_pr_xor_##CKS((CKT *)p, KSYNC__CK_OPERAND(CKT, v)); }              \
-	static KSYNC_ALWAYS_INLINE T ksync__xchg_##N(T *p, T v)                \
-	{ KSYNC__RMW_FENCE();                                                  \
-	  T r = (T)ck_pr_fas_##CKS((CKT *)p, (CKT)v);                          \
-	  KSYNC__RMW_FENCE(); return r; }                                      \
-	static KSYNC_ALWAYS_INLINE bool ksync__try_cmpxchg_##N(T *p, T *old, T v) \
-	{ CKT seen; KSYNC__RMW_FENCE();                                        \
-	  bool ok = ck_pr_cas_##CKS##_value((CKT *)p, (CKT)*old, (CKT)v, &seen); \
-	  if (ok) KSYNC__RMW_FENCE(); else *old = (T)seen;                     \
-	  return ok; }
+	KSYNC__PRIMS_ORD(N, T, CKS, CKT, full)                                 \
+	KSYNC__PRIMS_ORD(N, T, CKS, CKT, acq)                                  \
+	KSYNC__PRIMS_ORD(N, T, CKS, CKT, rel)                                  \
+	KSYNC__PRIMS_ORD(N, T, CKS, CKT, rlx)
 #endif
 
 #if LONG_MAX == INT64_MAX
@@ -206,25 +269,91 @@ KSYNC__PRIMS(ulong, unsigned long, 32, uint32_t)
 #error "ksync: unsupported size of long"
 #endif
 KSYNC__PRIMS(u64, uint64_t, 64, uint64_t)
+KSYNC__PRIMS(s64, int64_t, 64, uint64_t)
 #undef KSYNC__PRIMS
+#undef KSYNC__PRIMS_ORD
+
+/* The fully ordered primitives under their short names (the layer's users). */
+#define ksync__fetch_add_ulong ksync__fetch_add_ulong_full
+#define ksync__xchg_ulong ksync__xchg_ulong_full
+#define ksync__try_cmpxchg_ulong ksync__try_cmpxchg_ulong_full
+#define ksync__fetch_add_u64 ksync__fetch_add_u64_full
+#define ksync__try_cmpxchg_u64 ksync__try_cmpxchg_u64_full
 
 /* ------------------------------------------------------------------------ */
-/* ksync_atomic_t and ksync_atomic_long_t                                   */
+/* ksync_atomic_t, ksync_atomic_long_t, ksync_atomic64_t                    */
 
 /*
- * One generator for both types, so the int and long families cannot drift
- * apart. PFX is the public prefix, N the primitive family, T the value type,
- * UT its unsigned twin: every arithmetic on values is done in UT, so that the
- * results wrap as the kernel's atomics do (the kernel builds with
- * -fno-strict-overflow) instead of being signed-overflow UB, e.g.
- * inc_return at INT_MAX or sub(INT_MIN).
+ * One generator for the three types, so the families cannot drift apart.
+ * PFX is the public prefix, N the primitive family, T the value type, UT its
+ * unsigned twin: every arithmetic on values is done in UT, so that results
+ * wrap as the kernel's atomics do (the kernel builds with
+ * -fno-strict-overflow) instead of being signed-overflow UB, e.g. inc_return
+ * at INT_MAX or sub(INT_MIN).
+ *
+ * The value-returning operations (KSYNC__ATOMIC_ORDERED) exist in the
+ * kernel's four orders: PFX_op() fully ordered, PFX_op_acquire(),
+ * PFX_op_release(), PFX_op_relaxed():
+ *   fetch_add, fetch_sub, fetch_inc, fetch_dec, fetch_and, fetch_or,
+ *   fetch_xor, fetch_andnot  - apply, return the OLD value;
+ *   add_return, sub_return, inc_return, dec_return - apply, return the NEW value;
+ *   xchg(v, new)             - store, return the old value;
+ *   cmpxchg(v, old, new)     - store @new if @v holds @old; return the value seen;
+ *   try_cmpxchg(v, &old, new) - the same, true on success; on failure the value
+ *                              seen is written to old, and nothing is ordered.
  */
 #define KSYNC__WRAP(T, UT, a, op, b) ((T)((UT)(a) op (UT)(b)))
+#define KSYNC__ATOMIC_ORDERED(PFX, N, T, UT, SFX, O)                           \
+	static KSYNC_ALWAYS_INLINE T PFX##_fetch_add##SFX(T i, PFX##_t *v)    \
+	{ return ksync__fetch_add_##N##_##O(&v->counter, i); }                 \
+	static KSYNC_ALWAYS_INLINE T PFX##_fetch_sub##SFX(T i, PFX##_t *v)    \
+	{ return ksync__fetch_add_##N##_##O(&v->counter, KSYNC__WRAP(T, UT, 0, -, i)); } \
+	static KSYNC_ALWAYS_INLINE T PFX##_fetch_inc##SFX(PFX##_t *v)         \
+	{ return ksync__fetch_add_##N##_##O(&v->counter, 1); }                 \
+	static KSYNC_ALWAYS_INLINE T PFX##_fetch_dec##SFX(PFX##_t *v)         \
+	{ return ksync__fetch_add_##N##_##O(&v->counter, -1); }                \
+	static KSYNC_ALWAYS_INLINE T PFX##_add_return##SFX(T i, PFX##_t *v)   \
+	{ return KSYNC__WRAP(T, UT, ksync__fetch_add_##N##_##O(&v->counter, i), +, i); } \
+	static KSYNC_ALWAYS_INLINE T PFX##_sub_return##SFX(T i, PFX##_t *v)   \
+	{ return KSYNC__WRAP(T, UT, ksync__fetch_add_##N##_##O(&v->counter,   \
+			KSYNC__WRAP(T, UT, 0, -, i)), -, i); }                 \
+	static KSYNC_ALWAYS_INLINE T PFX##_inc_return##SFX(PFX##_t *v)        \
+	{ return KSYNC__WRAP(T, UT, ksync__fetch_add_##N##_##O(&v->counter, 1), +, 1); } \
+	static KSYNC_ALWAYS_INLINE T PFX##_dec_return##SFX(PFX##_t *v)        \
+	{ return KSYNC__WRAP(T, UT, ksync__fetch_add_##N##_##O(&v->counter, -1), -, 1); } \
+	static KSYNC_ALWAYS_INLINE T PFX##_fetch_and##SFX(T i, PFX##_t *v)    \
+	{ return ksync__fetch_and_##N##_##O(&v->counter, i); }                 \
+	static KSYNC_ALWAYS_INLINE T PFX##_fetch_or##SFX(T i, PFX##_t *v)     \
+	{ return ksync__fetch_or_##N##_##O(&v->counter, i); }                  \
+	static KSYNC_ALWAYS_INLINE T PFX##_fetch_xor##SFX(T i, PFX##_t *v)    \
+	{ return ksync__fetch_xor_##N##_##O(&v->counter, i); }                 \
+	static KSYNC_ALWAYS_INLINE T PFX##_fetch_andnot##SFX(T i, PFX##_t *v) \
+	{ return ksync__fetch_and_##N##_##O(&v->counter, (T)~(UT)i); }         \
+	static KSYNC_ALWAYS_INLINE T PFX##_xchg##SFX(PFX##_t *v, T n)         \
+	{ return ksync__xchg_##N##_##O(&v->counter, n); }                      \
+	static KSYNC_ALWAYS_INLINE bool PFX##_try_cmpxchg##SFX(PFX##_t *v, T *old, T n) \
+	{ return ksync__try_cmpxchg_##N##_##O(&v->counter, old, n); }          \
+	static KSYNC_ALWAYS_INLINE T PFX##_cmpxchg##SFX(PFX##_t *v, T old, T n) \
+	{ ksync__try_cmpxchg_##N##_##O(&v->counter, &old, n); return old; }
+
+/*
+ * The rest of a family:
+ *   read(v), set(v, i)            - untorn, unordered;
+ *   read_acquire(v), set_release(v, i) - with those orders;
+ *   add, sub, inc, dec, and, or, xor, andnot - unordered, return nothing;
+ *   dec_and_test, inc_and_test, sub_and_test(i, v), add_negative(i, v)
+ *                                 - fully ordered, test the NEW value;
+ *   add_unless(v, a, u)           - add @a unless @v holds @u; true if it added;
+ *   fetch_add_unless(v, a, u)     - the same, returning the old value;
+ *   inc_not_zero(v)               - increment unless 0; true if it did;
+ *   inc_unless_negative(v), dec_unless_positive(v) - true if it changed @v;
+ *   dec_if_positive(v)            - decrement if the result stays >= 0;
+ *                                   returns old - 1 either way.
+ * The conditional ones are fully ordered when they change @v.
+ */
 #define KSYNC__ATOMIC_API(PFX, N, T, UT)                                       \
-	/** PFX##_read() - untorn, unordered load of @v. */                   \
 	static KSYNC_ALWAYS_INLINE T PFX##_read(const PFX##_t *v)             \
 	{ return ksync__ld_##N(&v->counter); }                                 \
-	/** PFX##_read_acquire() - load of @v ordered before later accesses. */ \
 	static KSYNC_ALWAYS_INLINE T PFX##_read_acquire(const PFX##_t *v)     \
 	{ return ksync_smp_load_acquire(&v->counter); }                        \
 	static KSYNC_ALWAYS_INLINE void PFX##_set(PFX##_t *v, T i)            \
@@ -245,55 +374,50 @@ KSYNC__PRIMS(u64, uint64_t, 64, uint64_t)
 	{ ksync__or_##N(&v->counter, i); }                                     \
 	static KSYNC_ALWAYS_INLINE void PFX##_xor(T i, PFX##_t *v)            \
 	{ ksync__xor_##N(&v->counter, i); }                                    \
-	/** PFX##_fetch_add() - add @i, return the old value; fully ordered. */ \
-	static KSYNC_ALWAYS_INLINE T PFX##_fetch_add(T i, PFX##_t *v)         \
-	{ return ksync__fetch_add_##N(&v->counter, i); }                       \
-	static KSYNC_ALWAYS_INLINE T PFX##_fetch_sub(T i, PFX##_t *v)         \
-	{ return ksync__fetch_add_##N(&v->counter, KSYNC__WRAP(T, UT, 0, -, i)); } \
-	static KSYNC_ALWAYS_INLINE T PFX##_add_return(T i, PFX##_t *v)        \
-	{ return KSYNC__WRAP(T, UT, ksync__fetch_add_##N(&v->counter, i), +, i); } \
-	static KSYNC_ALWAYS_INLINE T PFX##_sub_return(T i, PFX##_t *v)        \
-	{ return KSYNC__WRAP(T, UT, ksync__fetch_add_##N(&v->counter,         \
-							 KSYNC__WRAP(T, UT, 0, -, i)), -, i); } \
-	static KSYNC_ALWAYS_INLINE T PFX##_inc_return(PFX##_t *v)             \
-	{ return KSYNC__WRAP(T, UT, ksync__fetch_add_##N(&v->counter, 1), +, 1); } \
-	static KSYNC_ALWAYS_INLINE T PFX##_dec_return(PFX##_t *v)             \
-	{ return KSYNC__WRAP(T, UT, ksync__fetch_add_##N(&v->counter, -1), -, 1); } \
+	static KSYNC_ALWAYS_INLINE void PFX##_andnot(T i, PFX##_t *v)         \
+	{ ksync__and_##N(&v->counter, (T)~(UT)i); }                            \
+	KSYNC__ATOMIC_ORDERED(PFX, N, T, UT, , full)                           \
+	KSYNC__ATOMIC_ORDERED(PFX, N, T, UT, _acquire, acq)                    \
+	KSYNC__ATOMIC_ORDERED(PFX, N, T, UT, _release, rel)                    \
+	KSYNC__ATOMIC_ORDERED(PFX, N, T, UT, _relaxed, rlx)                    \
 	static KSYNC_ALWAYS_INLINE bool PFX##_dec_and_test(PFX##_t *v)        \
-	{ return ksync__fetch_add_##N(&v->counter, -1) == 1; }                 \
+	{ return ksync__fetch_add_##N##_full(&v->counter, -1) == 1; }          \
 	static KSYNC_ALWAYS_INLINE bool PFX##_inc_and_test(PFX##_t *v)        \
-	{ return ksync__fetch_add_##N(&v->counter, 1) == -1; }                 \
+	{ return ksync__fetch_add_##N##_full(&v->counter, 1) == -1; }          \
 	static KSYNC_ALWAYS_INLINE bool PFX##_sub_and_test(T i, PFX##_t *v)   \
-	{ return ksync__fetch_add_##N(&v->counter, KSYNC__WRAP(T, UT, 0, -, i)) == i; } \
-	/** PFX##_xchg() - store @n, return the old value; fully ordered. */  \
-	static KSYNC_ALWAYS_INLINE T PFX##_xchg(PFX##_t *v, T n)              \
-	{ return ksync__xchg_##N(&v->counter, n); }                            \
-	/**                                                                    \
-	 * PFX##_try_cmpxchg() - if @v holds *@old, store @n and return true   \
-	 * (fully ordered); else write the value seen to *@old, return false   \
-	 * (unordered).                                                        \
-	 */                                                                    \
-	static KSYNC_ALWAYS_INLINE bool PFX##_try_cmpxchg(PFX##_t *v, T *old, T n) \
-	{ return ksync__try_cmpxchg_##N(&v->counter, old, n); }                \
-	/** PFX##_cmpxchg() - store @n if @v holds @old; return the value seen. */ \
-	static KSYNC_ALWAYS_INLINE T PFX##_cmpxchg(PFX##_t *v, T old, T n)    \
-	{ ksync__try_cmpxchg_##N(&v->counter, &old, n); return old; }          \
-	/**                                                                    \
-	 * PFX##_add_unless() - add @a unless @v holds @u; true if it added.   \
-	 * Fully ordered when it adds.                                         \
-	 */                                                                    \
-	static KSYNC_ALWAYS_INLINE bool PFX##_add_unless(PFX##_t *v, T a, T u) \
+	{ return ksync__fetch_add_##N##_full(&v->counter, KSYNC__WRAP(T, UT, 0, -, i)) == i; } \
+	static KSYNC_ALWAYS_INLINE bool PFX##_add_negative(T i, PFX##_t *v)   \
+	{ return PFX##_add_return(i, v) < 0; }                                 \
+	static KSYNC_ALWAYS_INLINE T PFX##_fetch_add_unless(PFX##_t *v, T a, T u) \
 	{ T c = ksync__ld_##N(&v->counter);                                    \
-	  do { if (c == u) return false; }                                     \
-	  while (!ksync__try_cmpxchg_##N(&v->counter, &c, KSYNC__WRAP(T, UT, c, +, a))); \
-	  return true; }                                                       \
-	/** PFX##_inc_not_zero() - increment unless zero; true if it did. */  \
+	  do { if (c == u) return c; }                                         \
+	  while (!ksync__try_cmpxchg_##N##_full(&v->counter, &c, KSYNC__WRAP(T, UT, c, +, a))); \
+	  return c; }                                                          \
+	static KSYNC_ALWAYS_INLINE bool PFX##_add_unless(PFX##_t *v, T a, T u) \
+	{ return PFX##_fetch_add_unless(v, a, u) != u; }                       \
 	static KSYNC_ALWAYS_INLINE bool PFX##_inc_not_zero(PFX##_t *v)        \
-	{ return PFX##_add_unless(v, 1, 0); }
+	{ return PFX##_add_unless(v, 1, 0); }                                  \
+	static KSYNC_ALWAYS_INLINE bool PFX##_inc_unless_negative(PFX##_t *v) \
+	{ T c = ksync__ld_##N(&v->counter);                                    \
+	  do { if (c < 0) return false; }                                      \
+	  while (!ksync__try_cmpxchg_##N##_full(&v->counter, &c, KSYNC__WRAP(T, UT, c, +, 1))); \
+	  return true; }                                                       \
+	static KSYNC_ALWAYS_INLINE bool PFX##_dec_unless_positive(PFX##_t *v) \
+	{ T c = ksync__ld_##N(&v->counter);                                    \
+	  do { if (c > 0) return false; }                                      \
+	  while (!ksync__try_cmpxchg_##N##_full(&v->counter, &c, KSYNC__WRAP(T, UT, c, -, 1))); \
+	  return true; }                                                       \
+	static KSYNC_ALWAYS_INLINE T PFX##_dec_if_positive(PFX##_t *v)        \
+	{ T c = ksync__ld_##N(&v->counter), d;                                 \
+	  do { d = KSYNC__WRAP(T, UT, c, -, 1); if (d < 0) break; }            \
+	  while (!ksync__try_cmpxchg_##N##_full(&v->counter, &c, d));          \
+	  return d; }
 
 KSYNC__ATOMIC_API(ksync_atomic, int, int, unsigned int)
 KSYNC__ATOMIC_API(ksync_atomic_long, long, long, unsigned long)
+KSYNC__ATOMIC_API(ksync_atomic64, s64, int64_t, uint64_t)
 #undef KSYNC__ATOMIC_API
+#undef KSYNC__ATOMIC_ORDERED
 #undef KSYNC__WRAP
 
 /* ------------------------------------------------------------------------ */

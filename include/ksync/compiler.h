@@ -19,6 +19,7 @@
 #ifndef KSYNC_COMPILER_H
 #define KSYNC_COMPILER_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -141,6 +142,19 @@ ksync_warn_report(const char *file, int line, const char *what)
 		hook(file, line, what);
 }
 
+/* Formats a report (printf-style) and hands it to ksync_warn_report(). */
+static inline KSYNC_COLD KSYNC_UNUSED __attribute__((__format__(__printf__, 3, 4))) void
+ksync_warn_reportf(const char *file, int line, const char *fmt, ...)
+{
+	char what[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	ksync_warn_report(file, line, what);
+}
+
 /* Returns 1 the first time a call site claims its flag, 0 afterwards. */
 static inline KSYNC_UNUSED int ksync_warn_claim_once(int *flag)
 {
@@ -149,14 +163,17 @@ static inline KSYNC_UNUSED int ksync_warn_claim_once(int *flag)
 }
 
 /**
- * KSYNC_WARN() - report @what (a string) with file and line when @cond holds.
+ * KSYNC_WARN() - report a printf-style message with file and line when @cond
+ * holds (the kernel's WARN(cond, fmt, ...)).
+ * @cond: the condition
+ * @...: the format and its arguments
  * Return: !!@cond, so it can be used as `if (KSYNC_WARN(bad, "..."))`.
  */
-#define KSYNC_WARN(cond, what)                                                 \
+#define KSYNC_WARN(cond, ...)                                                  \
 	__extension__({                                                        \
 		int ksync__w_c = !!(cond);                                     \
 		if (ksync_unlikely(ksync__w_c))                                \
-			ksync_warn_report(__FILE__, __LINE__, what);           \
+			ksync_warn_reportf(__FILE__, __LINE__, __VA_ARGS__);   \
 		ksync__w_c;                                                    \
 	})
 
@@ -164,15 +181,35 @@ static inline KSYNC_UNUSED int ksync_warn_claim_once(int *flag)
  * KSYNC_WARN_ONCE() - as KSYNC_WARN(), but only the first hit of each call site
  * prints; the value of @cond is returned every time.
  */
-#define KSYNC_WARN_ONCE(cond, what)                                            \
+#define KSYNC_WARN_ONCE(cond, ...)                                             \
 	__extension__({                                                        \
 		static int ksync__wo_flag;                                     \
 		int ksync__wo_c = !!(cond);                                    \
 		if (ksync_unlikely(ksync__wo_c) &&                             \
 		    ksync_warn_claim_once(&ksync__wo_flag))                    \
-			ksync_warn_report(__FILE__, __LINE__, what);           \
+			ksync_warn_reportf(__FILE__, __LINE__, __VA_ARGS__);   \
 		ksync__wo_c;                                                   \
 	})
+
+/**
+ * KSYNC_BUG() - report "BUG" with file and line, then abort() (the kernel's BUG()).
+ */
+#define KSYNC_BUG()                                                            \
+	do {                                                                   \
+		ksync_warn_report(__FILE__, __LINE__, "BUG");                  \
+		__builtin_abort();                                             \
+	} while (0)
+
+/**
+ * KSYNC_BUG_ON() - KSYNC_BUG() when @cond holds (the kernel's BUG_ON()).
+ */
+#define KSYNC_BUG_ON(cond)                                                     \
+	do {                                                                   \
+		if (ksync_unlikely(!!(cond))) {                                \
+			ksync_warn_report(__FILE__, __LINE__, "BUG_ON(" #cond ")"); \
+			__builtin_abort();                                     \
+		}                                                              \
+	} while (0)
 
 /*
  * Reports on behalf of a caller. ksync's compiled calls (the shrinker
@@ -220,12 +257,12 @@ static inline KSYNC_COLD KSYNC_UNUSED int ksync__site_first_report(const char *f
  * per (@file, @line).
  * Return: !!@cond, every time.
  */
-#define KSYNC_WARN_AT(file, line, cond, what)                                  \
+#define KSYNC_WARN_AT(file, line, cond, ...)                                   \
 	__extension__({                                                        \
 		int ksync__wa_c = !!(cond);                                    \
 		if (ksync_unlikely(ksync__wa_c) &&                             \
 		    ksync__site_first_report((file), (line)))                  \
-			ksync_warn_report((file), (line), what);               \
+			ksync_warn_reportf((file), (line), __VA_ARGS__);       \
 		ksync__wa_c;                                                   \
 	})
 

@@ -1,62 +1,18 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Kernel spellings of bitops.h, bitmap.h and rculist.h. Include <ksync/kernel.h>.
- * The sized maps and generation counters are ksync's own and have no kernel
- * spelling.
+ * <ksync/linux/rculist.h> - the kernel's <linux/rculist.h> spellings on ksync.
+ * list_*_rcu() and hlist_*_rcu().
+ * Includable alone; with -I<prefix>/include/ksync on the compiler's path a
+ * port keeps its own `#include <linux/rculist.h>` line (see docs/porting.md).
  */
-#ifndef KSYNC_KERNEL_H_INSIDE
-#error "include <ksync/kernel.h>, not ksync/kernel/ds.h"
-#endif
-#ifndef KSYNC_IMPL_KERNEL_DS_H
-#define KSYNC_IMPL_KERNEL_DS_H
+#ifndef KSYNC_LINUX_RCULIST_H
+#define KSYNC_LINUX_RCULIST_H
 
-#include <ksync/bitmap.h>
-#include <ksync/bitops.h>
-#include <ksync/generation.h>
 #include <ksync/rculist.h>
+#include <ksync/linux/list.h>
+#include <ksync/linux/rcupdate.h>
 
-/* bitops.h */
-#define BIT_MASK(nr) KSYNC_BIT_MASK(nr)
-#define BIT_WORD(nr) KSYNC_BIT_WORD(nr)
-#define set_bit ksync_set_bit
-#define clear_bit ksync_clear_bit
-#define change_bit ksync_change_bit
-#define test_and_set_bit ksync_test_and_set_bit
-#define test_and_clear_bit ksync_test_and_clear_bit
-#define test_and_change_bit ksync_test_and_change_bit
-#define test_bit ksync_test_bit
-#define __set_bit ksync___set_bit
-#define __clear_bit ksync___clear_bit
-#define __change_bit ksync___change_bit
-#define __ffs ksync___ffs
-#define __fls ksync___fls
-#define hweight_long ksync_hweight_long
-#define find_first_bit ksync_find_first_bit
-#define find_next_bit ksync_find_next_bit
-#define find_next_zero_bit ksync_find_next_zero_bit
-#define find_first_zero_bit ksync_find_first_zero_bit
-#define find_last_bit ksync_find_last_bit
-#define for_each_set_bit(bit, addr, size) ksync_for_each_set_bit(bit, addr, size)
-#define for_each_set_bit_from(bit, addr, size) ksync_for_each_set_bit_from(bit, addr, size)
-#define for_each_clear_bit(bit, addr, size) ksync_for_each_clear_bit(bit, addr, size)
-
-/* bitmap.h */
-#define DECLARE_BITMAP(name, bits) KSYNC_DECLARE_BITMAP(name, bits)
-#define BITMAP_LAST_WORD_MASK(nbits) KSYNC_BITMAP_LAST_WORD_MASK(nbits)
-#define bitmap_zero ksync_bitmap_zero
-#define bitmap_fill ksync_bitmap_fill
-#define bitmap_copy ksync_bitmap_copy
-#define bitmap_and ksync_bitmap_and
-#define bitmap_or ksync_bitmap_or
-#define bitmap_andnot ksync_bitmap_andnot
-#define bitmap_weight ksync_bitmap_weight
-#define bitmap_empty ksync_bitmap_empty
-#define bitmap_full ksync_bitmap_full
-#define bitmap_equal ksync_bitmap_equal
-#define bitmap_zalloc(nbits, gfp) ksync_bitmap_zalloc(nbits)
-#define bitmap_free ksync_bitmap_free
-
-/* rculist.h: lists */
+/* lists */
 #define INIT_LIST_HEAD_RCU(list) ksync_init_list_head_rcu(list)
 #define list_add_rcu ksync_list_add_rcu
 #define list_add_tail_rcu ksync_list_add_tail_rcu
@@ -99,4 +55,4 @@
 #define hlist_for_each_entry_srcu(pos, head, member, cond)                     \
 	ksync_hlist_for_each_entry_srcu(pos, head, member, cond)
 
-#endif /* KSYNC_IMPL_KERNEL_DS_H */
+#endif /* KSYNC_LINUX_RCULIST_H */

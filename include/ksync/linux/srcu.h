@@ -1,24 +1,16 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* Kernel spellings of rcupdate.h and srcu.h. Include <ksync/kernel.h>. */
-#ifndef KSYNC_KERNEL_H_INSIDE
-#error "include <ksync/kernel.h>, not ksync/kernel/srcu.h"
-#endif
-#ifndef KSYNC_IMPL_KERNEL_SRCU_H
-#define KSYNC_IMPL_KERNEL_SRCU_H
+/*
+ * <ksync/linux/srcu.h> - the kernel's <linux/srcu.h> spellings on ksync.
+ * struct srcu_struct, srcu_read_lock() & co., guard(srcu).
+ * Includable alone; with -I<prefix>/include/ksync on the compiler's path a
+ * port keeps its own `#include <linux/srcu.h>` line (see docs/porting.md).
+ */
+#ifndef KSYNC_LINUX_SRCU_H
+#define KSYNC_LINUX_SRCU_H
 
-#include <ksync/rcupdate.h>
 #include <ksync/srcu.h>
+#include <ksync/linux/rcupdate.h>
 
-/* rcupdate.h */
-#define __rcu KSYNC_RCU
-#define rcu_head ksync_rcu_head
-#define rcu_assign_pointer(p, v) ksync_rcu_assign_pointer(p, v)
-#define rcu_access_pointer(p) ksync_rcu_access_pointer(p)
-#define rcu_dereference_raw(p) ksync_rcu_dereference_raw(p)
-#define RCU_INIT_POINTER(p, v) KSYNC_RCU_INIT_POINTER(p, v)
-#define rcu_replace_pointer(p, v, cond) ksync_rcu_replace_pointer(p, v, cond)
-
-/* srcu.h */
 #define srcu_struct ksync_srcu_struct
 #define DEFINE_SRCU(name) KSYNC_DEFINE_SRCU(name)
 #define DEFINE_STATIC_SRCU(name) KSYNC_DEFINE_STATIC_SRCU(name)
@@ -54,4 +46,4 @@
 #define scoped_guard(_class, ...) KSYNC_CONCAT(ksync__kscoped_guard_, _class)(__VA_ARGS__)
 #endif
 
-#endif /* KSYNC_IMPL_KERNEL_SRCU_H */
+#endif /* KSYNC_LINUX_SRCU_H */

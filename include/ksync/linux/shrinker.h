@@ -1,18 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Kernel spellings of shrinker.h. Include <ksync/kernel.h>.
- *
- * Calls that take a registry in the ksync_ API use the default registry here,
- * as the kernel has one (ksync_shrinker_set_default_nr_nodes() sets its node
- * count before first use). Memory groups stand in for memcgs: shrink_slab()
- * and set_shrinker_bit() take a struct ksync_shrinker_group * where the
- * kernel takes a struct mem_cgroup *.
+ * <ksync/linux/shrinker.h> - the kernel's <linux/shrinker.h> spellings on ksync.
+ * struct shrinker, shrinker_alloc() & co. (the registry of lib/shrinker: link ksync::shrinker). Not part of <ksync/kernel.h>.
+ * Includable alone; with -I<prefix>/include/ksync on the compiler's path a
+ * port keeps its own `#include <linux/shrinker.h>` line (see docs/porting.md).
  */
-#ifndef KSYNC_KERNEL_H_INSIDE
-#error "include <ksync/kernel.h>, not ksync/kernel/shrinker.h"
-#endif
-#ifndef KSYNC_IMPL_KERNEL_SHRINKER_H
-#define KSYNC_IMPL_KERNEL_SHRINKER_H
+#ifndef KSYNC_LINUX_SHRINKER_H
+#define KSYNC_LINUX_SHRINKER_H
 
 #include <ksync/shrinker.h>
 
@@ -45,4 +39,4 @@
 #define synchronize_shrinkers() ((void)ksync_synchronize_shrinkers(NULL))
 #define set_shrinker_bit(memcg, nid, id) ((void)ksync_set_shrinker_bit((memcg), (nid), (id)))
 
-#endif /* KSYNC_IMPL_KERNEL_SHRINKER_H */
+#endif /* KSYNC_LINUX_SHRINKER_H */
