@@ -1,17 +1,21 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * srcu_review_test.c - regression tests for bugs found in review of ksync
- * SRCU, and checks of the corners the review looked at (slot cache and
- * domain re-initialisation at the same address).
+ * srcu_regression_test.c - regression tests of ksync SRCU: the schedules
+ * that broke its promises (a bad unlock ending a down_read section,
+ * hand-over-hand sections starving grace periods, a callback throttled by
+ * another domain's bound, a barrier missing a head queued by a callback),
+ * and the corners around them (overlapping sections across flips, the slot
+ * cache and domain re-initialisation at the same address, a thread exiting
+ * inside a section).
  */
 #include <time.h>
 
 /* A small callback bound for one domain, so the throttle test needs few callbacks. */
-#define REVIEW_CB_LIMIT 8UL
+#define SMALL_CB_LIMIT 8UL
 
 /* Stall one ksync_call_srcu() just before its push, when armed. */
 static int call_hook_armed, call_hook_hit;
-static void review_call_delay(void)
+static void call_delay_hook(void)
 {
 	if (__atomic_exchange_n(&call_hook_armed, 0, __ATOMIC_SEQ_CST)) {
 		__atomic_store_n(&call_hook_hit, 1, __ATOMIC_SEQ_CST);
@@ -19,7 +23,7 @@ static void review_call_delay(void)
 		nanosleep(&ts, NULL);
 	}
 }
-#define KSYNC_SRCU_TEST_CALL_DELAY() review_call_delay()
+#define KSYNC_SRCU_TEST_CALL_DELAY() call_delay_hook()
 
 #include <ksync/rcupdate.h>
 #include <ksync/srcu.h>
@@ -330,13 +334,13 @@ KTEST(callbacks_are_never_throttled_by_another_domain)
 {
 	ksync_init_srcu_struct(&dl_a);
 	ksync_init_srcu_struct(&dl_b);
-	ksync_srcu_set_cb_limit(&dl_b, REVIEW_CB_LIMIT);
+	ksync_srcu_set_cb_limit(&dl_b, SMALL_CB_LIMIT);
 	int ib = ksync_srcu_read_lock(&dl_b); /* holds B's grace periods off */
 	for (int i = 0; i < 20; i++) { /* inside B: not throttled */
 		struct robj *o = (struct robj *)malloc(sizeof(*o));
 		ksync_call_srcu(&dl_b, &o->rh, dl_free_b);
 	}
-	KCHECK(ksync_ulong_load(&dl_b.cb_count) > REVIEW_CB_LIMIT);
+	KCHECK(ksync_ulong_load(&dl_b.cb_count) > SMALL_CB_LIMIT);
 	struct robj *o = (struct robj *)malloc(sizeof(*o));
 	ksync_call_srcu(&dl_a, &o->rh, dl_cb_a);
 	pthread_t t;

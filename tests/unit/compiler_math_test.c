@@ -34,7 +34,7 @@ KTEST(warn_on_reports_file_line_and_returns_condition)
 	KCHECK_EQ(ksync_warn_count, before + 1);
 	KCHECK_EQ(hook_calls, 1);
 	KCHECK_EQ(hook_line, line);
-	KCHECK(hook_file && strstr(hook_file, "test_compiler_math.c"));
+	KCHECK(hook_file && strstr(hook_file, "compiler_math_test.c"));
 	/* KSYNC_WARN_ON reports every time. */
 	KCHECK_EQ(KSYNC_WARN_ON(5), 1);
 	KCHECK_EQ(ksync_warn_count, before + 2);

@@ -3,7 +3,7 @@
 # `cmake --install <build> --prefix <odd, deep prefix>` (the prefix given at
 # install time, not the configured one), then builds a downstream program
 # using ksync::ksync and one using ksync::shrinker through each route:
-#   - find_package(ksync) (tests/packaging/CMakeLists.txt);
+#   - find_package(ksync) (packaging/CMakeLists.txt, next to this script);
 #   - pkg-config ksync and ksync-shrinker, whose `prefix` variable (like that
 #     of every other ksync*.pc installed) must be the install prefix;
 #   - add_subdirectory() (which must not build ksync's own targets, nor need a
@@ -13,6 +13,7 @@
 # are relocatable, so both must point at where the files now lie.
 set -u
 src=${1:?usage: packaging.sh SOURCE_DIR}
+consumer_dir=$(cd "$(dirname "$0")/packaging" && pwd) || exit 1 # the downstream project
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 prefix=$work/opt/odd-prefix.1/x
@@ -61,15 +62,15 @@ pc_consumers() { # prefix, tag
 	PKG_CONFIG_PATH=$(pc_path "$p")
 	pc_points_into "$p" || return 1
 	# shellcheck disable=SC2046 # pkg-config's flags are words
-	cc -std=c11 -Wall -Wextra -Werror "$src/tests/packaging/consumer.c" -o "$work/pc-$tag" \
+	cc -std=c11 -Wall -Wextra -Werror "$consumer_dir/consumer.c" -o "$work/pc-$tag" \
 		$(pkg-config --cflags --libs ksync) && "$work/pc-$tag" &&
-	cc -std=c11 -Wall -Wextra -Werror "$src/tests/packaging/consumer_shrinker.c" -o "$work/pcs-$tag" \
+	cc -std=c11 -Wall -Wextra -Werror "$consumer_dir/consumer_shrinker.c" -o "$work/pcs-$tag" \
 		$(pkg-config --cflags --libs ksync-shrinker) && "$work/pcs-$tag"
 }
 
 # find_package(ksync) from prefix $1: ksync::ksync and ksync::shrinker.
 package_consumers() { # prefix, tag
-	cmake -S "$src/tests/packaging" -B "$work/c-$2" "${gen[@]}" -DCMAKE_PREFIX_PATH="$1" \
+	cmake -S "$consumer_dir" -B "$work/c-$2" "${gen[@]}" -DCMAKE_PREFIX_PATH="$1" \
 		-DKSYNC_EXPECT_PREFIX="$1" && cmake --build "$work/c-$2" &&
 		"$work/c-$2/consumer" && "$work/c-$2/consumer_shrinker"
 }
@@ -77,7 +78,7 @@ package_consumers() { # prefix, tag
 # add_subdirectory(ksync), with extra environment "$@" (e.g. CXX=...).
 subdir_consumers() { # tag, env...
 	local tag=$1; shift
-	env "$@" cmake -S "$src/tests/packaging" -B "$work/s-$tag" "${gen[@]}" -DKSYNC_CONSUME=subdir \
+	env "$@" cmake -S "$consumer_dir" -B "$work/s-$tag" "${gen[@]}" -DKSYNC_CONSUME=subdir \
 		-DKSYNC_SOURCE_DIR="$src" && cmake --build "$work/s-$tag" &&
 		"$work/s-$tag/consumer" && "$work/s-$tag/consumer_shrinker"
 }
