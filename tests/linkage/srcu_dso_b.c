@@ -5,17 +5,7 @@
  * per process, or ids collide between the copies and a reader uses another
  * domain's slot.
  */
-#include <ksync/srcu.h>
-
-#define DSO_API __attribute__((__visibility__("default")))
-
-DSO_API int dso_init(struct ksync_srcu_struct *ssp);
-DSO_API int dso_lock(struct ksync_srcu_struct *ssp);
-DSO_API void dso_unlock(struct ksync_srcu_struct *ssp, int idx);
-DSO_API int dso_held(struct ksync_srcu_struct *ssp);
-DSO_API void dso_synchronize(struct ksync_srcu_struct *ssp);
-DSO_API void dso_cleanup(struct ksync_srcu_struct *ssp);
-DSO_API void *dso_self(void);
+#include "srcu_dso.h"
 
 int dso_init(struct ksync_srcu_struct *ssp) { return ksync_init_srcu_struct(ssp); }
 int dso_lock(struct ksync_srcu_struct *ssp) { return ksync_srcu_read_lock(ssp); }

@@ -7,18 +7,11 @@
 #include <ksync/srcu.h>
 
 #include <pthread.h>
-#include <time.h>
 
 #include "ktest.h"
-
-int tu_b_lock(struct ksync_srcu_struct *ssp);
-void tu_b_unlock(struct ksync_srcu_struct *ssp, int idx);
-int tu_b_held(struct ksync_srcu_struct *ssp);
-void tu_b_synchronize(struct ksync_srcu_struct *ssp);
-void tu_b_call(struct ksync_srcu_struct *ssp, struct ksync_rcu_head *h,
-	       void (*f)(struct ksync_rcu_head *));
-void tu_b_barrier(struct ksync_srcu_struct *ssp);
-void *tu_b_self(void);
+#include "srcu_multi_tu.h"
+#include "srcu_peek.h"
+#include "wait.h"
 
 KSYNC_DEFINE_SRCU(multi_srcu);
 static int ran;
@@ -35,8 +28,7 @@ static void *reader_in_b(void *arg)
 {
 	(void)arg;
 	int idx = tu_b_lock(&multi_srcu);
-	struct timespec ts = { 0, 50 * 1000 * 1000 };
-	nanosleep(&ts, NULL);
+	kt_sleep_ms(50);
 	__atomic_store_n(&released, 1, __ATOMIC_SEQ_CST);
 	ksync_srcu_read_unlock(&multi_srcu, idx); /* unlocked from this TU */
 	return NULL;
@@ -55,8 +47,7 @@ KTEST(two_translation_units)
 
 	pthread_t t;
 	pthread_create(&t, NULL, reader_in_b, NULL);
-	struct timespec ts = { 0, 10 * 1000 * 1000 };
-	nanosleep(&ts, NULL);
+	kt_sleep_ms(10);
 	ksync_synchronize_srcu(&multi_srcu);
 	KCHECK_EQ(__atomic_load_n(&released, __ATOMIC_SEQ_CST), 1);
 	pthread_join(t, NULL);
@@ -82,7 +73,7 @@ KTEST(two_translation_units)
 		for (int i = 0; i < 4; i++)
 			tu_b_call(&dyn, &hs[i], cb);
 		ksync_srcu_barrier(&dyn);
-		KCHECK_EQ(ksync_ulong_load(&dyn.cb_count), 0);
+		KCHECK_EQ(kt_srcu_cb_count(&dyn), 0);
 	}
 	ksync_cleanup_srcu_struct(&dyn);
 	KCHECK_EQ(ksync_warn_count, w0);

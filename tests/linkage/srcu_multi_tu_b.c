@@ -1,15 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* The second translation unit of srcu_multi_tu: its own copy of the slow paths. */
-#include <ksync/srcu.h>
-
-int tu_b_lock(struct ksync_srcu_struct *ssp);
-void tu_b_unlock(struct ksync_srcu_struct *ssp, int idx);
-int tu_b_held(struct ksync_srcu_struct *ssp);
-void tu_b_synchronize(struct ksync_srcu_struct *ssp);
-void tu_b_call(struct ksync_srcu_struct *ssp, struct ksync_rcu_head *h,
-	       void (*f)(struct ksync_rcu_head *));
-void tu_b_barrier(struct ksync_srcu_struct *ssp);
-void *tu_b_self(void);
+#include "srcu_multi_tu.h"
 
 int tu_b_lock(struct ksync_srcu_struct *ssp) { return ksync_srcu_read_lock(ssp); }
 void tu_b_unlock(struct ksync_srcu_struct *ssp, int idx) { ksync_srcu_read_unlock(ssp, idx); }

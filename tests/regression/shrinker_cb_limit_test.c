@@ -37,6 +37,8 @@
 #include <unistd.h>
 
 #include "ktest.h"
+#include "shrinker_stubs.h"
+#include "wait.h"
 
 #define CB_LIMIT 256UL
 enum { GROUPS = 200, MEMCG = 64, GLOBALS = 256 /* = FREE_BATCH: the last free queues them */ };
@@ -46,13 +48,6 @@ static struct ksync_memgroup *groups[GROUPS];
 static _Thread_local int is_walker;
 static int walker_in, walker_go, grower_done;
 static struct ksync_shrinker *grown;
-
-static unsigned long one_count(struct ksync_shrinker *s, struct ksync_shrink_control *sc)
-{
-	(void)s;
-	(void)sc;
-	return 1;
-}
 
 static unsigned long no_scan(struct ksync_shrinker *s, struct ksync_shrink_control *sc)
 {
@@ -66,7 +61,7 @@ static struct ksync_shrinker *mk(unsigned flags)
 	struct ksync_shrinker *s = ksync_shrinker_alloc(reg, flags, "cb");
 
 	KASSERT(s);
-	s->count_objects = one_count;
+	s->count_objects = kt_count_one;
 	s->scan_objects = no_scan;
 	return s;
 }
@@ -79,8 +74,7 @@ static void hook(int point, void *arg)
 		return;
 	/* Inside the walk's read section: hold the grace period back. */
 	__atomic_store_n(&walker_in, 1, __ATOMIC_RELEASE);
-	while (!__atomic_load_n(&walker_go, __ATOMIC_ACQUIRE))
-		usleep(1000);
+	KT_POLL_UNTIL(__atomic_load_n(&walker_go, __ATOMIC_ACQUIRE));
 }
 
 /* Case 2: the walked shrinker's callback registers another shrinker. */
@@ -91,8 +85,7 @@ static unsigned long registering_count(struct ksync_shrinker *s, struct ksync_sh
 	(void)sc;
 	if (!__atomic_load_n(&cb_in, __ATOMIC_RELAXED)) {
 		__atomic_store_n(&cb_in, 1, __ATOMIC_RELEASE);
-		while (!__atomic_load_n(&cb_go, __ATOMIC_ACQUIRE))
-			usleep(1000);
+		KT_POLL_UNTIL(__atomic_load_n(&cb_go, __ATOMIC_ACQUIRE));
 		struct ksync_shrinker *o = mk(0); /* takes the writers' mutex */
 		KASSERT(ksync_shrinker_register(o) == 0);
 		s->private_data = o;
@@ -141,18 +134,16 @@ KTEST(growth_past_callback_limit_no_deadlock)
 
 	ksync_shrinker_set_yield_hook(hook, NULL);
 	KASSERT(pthread_create(&w, NULL, walker, NULL) == 0);
-	while (!__atomic_load_n(&walker_in, __ATOMIC_ACQUIRE))
-		usleep(1000);
+	KT_POLL_UNTIL(__atomic_load_n(&walker_in, __ATOMIC_ACQUIRE));
 	/* The last free queues the batch of 256 released nodes (call_srcu). */
 	for (int i = 0; i < GLOBALS; i++)
 		KCHECK_EQ(ksync_shrinker_free(global[i]), 0);
 	KASSERT(pthread_create(&g, NULL, grower, NULL) == 0);
-	usleep(200 * 1000); /* the grower is now throttled in call_srcu */
+	kt_sleep_ms(200); /* the grower is now throttled in call_srcu */
 	__atomic_store_n(&walker_go, 1, __ATOMIC_RELEASE);
 
 	/* With the old lock order the grower never finishes: report, do not hang. */
-	for (int ms = 0; ms < 20000 && !__atomic_load_n(&grower_done, __ATOMIC_ACQUIRE); ms += 10)
-		usleep(10 * 1000);
+	KT_POLL_UNTIL_MS(__atomic_load_n(&grower_done, __ATOMIC_ACQUIRE), 20000);
 	if (!__atomic_load_n(&grower_done, __ATOMIC_ACQUIRE)) {
 		fprintf(stderr, "deadlock: the registration that grows the maps never returned\n");
 		fflush(NULL);
@@ -192,16 +183,13 @@ KTEST(callback_registers_during_throttled_growth_no_deadlock)
 	KASSERT(ksync_set_shrinker_bit(groups[0], 0, x->id) == 0);
 
 	KASSERT(pthread_create(&w, NULL, walker, NULL) == 0);
-	while (!__atomic_load_n(&cb_in, __ATOMIC_ACQUIRE))
-		usleep(1000);
+	KT_POLL_UNTIL(__atomic_load_n(&cb_in, __ATOMIC_ACQUIRE));
 	KASSERT(pthread_create(&g, NULL, grower, NULL) == 0);
-	usleep(200 * 1000); /* old code: the grower is throttled, holding the mutex */
+	kt_sleep_ms(200); /* old code: the grower is throttled, holding the mutex */
 	__atomic_store_n(&cb_go, 1, __ATOMIC_RELEASE);
 
-	for (int ms = 0; ms < 20000 && !(__atomic_load_n(&grower_done, __ATOMIC_ACQUIRE) &&
-					   __atomic_load_n(&cb_done, __ATOMIC_ACQUIRE));
-	     ms += 10)
-		usleep(10 * 1000);
+	KT_POLL_UNTIL_MS(__atomic_load_n(&grower_done, __ATOMIC_ACQUIRE) &&
+			 __atomic_load_n(&cb_done, __ATOMIC_ACQUIRE), 20000);
 	if (!__atomic_load_n(&grower_done, __ATOMIC_ACQUIRE) ||
 	    !__atomic_load_n(&cb_done, __ATOMIC_ACQUIRE)) {
 		fprintf(stderr, "deadlock: growth %d, registration from the callback %d\n",

@@ -24,7 +24,8 @@
  *  - debug_calls_during_register_churn: the same debug race, free-running,
  *    with a count of false reports (must be 0).
  *
- * A watchdog turns a hang into a failure with a message.
+ * A watchdog turns a hang into a failure with a message (the waits for
+ * another thread, KT_YIELD_UNTIL(), have no time bound of their own).
  */
 #define _GNU_SOURCE
 #include <ksync/shrinker.h>
@@ -34,34 +35,16 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <sched.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "ktest.h"
+#include "shrinker_stubs.h"
+#include "wait.h"
 
 /* ------------------------------------------------------------------------ */
 /* Small tools                                                              */
-
-static void on_alarm(int sig)
-{
-	(void)sig;
-	static const char msg[] = "shrinker_schedule_test: watchdog: the test hangs (deadlock)\n";
-	(void)!write(2, msg, sizeof(msg) - 1);
-	_exit(2);
-}
-
-/* KTEST_WATCHDOG_SECONDS overrides @seconds (to see a hang fail fast). */
-static void watchdog(unsigned seconds)
-{
-	const char *env = getenv("KTEST_WATCHDOG_SECONDS");
-
-	signal(SIGALRM, on_alarm);
-	alarm(env && atoi(env) > 0 ? (unsigned)atoi(env) : seconds);
-}
 
 static void set_flag(int *f)
 {
@@ -73,13 +56,6 @@ static int get_flag(const int *f)
 	return __atomic_load_n(f, __ATOMIC_SEQ_CST);
 }
 
-/* Wait for a condition another thread makes true (no time bound: the watchdog has it). */
-#define WAIT_UNTIL(cond)                                                       \
-	do {                                                                   \
-		while (!(cond))                                                \
-			sched_yield();                                         \
-	} while (0)
-
 /* The role of the calling thread in the current test, for the yield hook. */
 enum role { ROLE_NONE, ROLE_DEBUG, ROLE_WALKER, ROLE_DESTROYER };
 static _Thread_local enum role my_role;
@@ -88,13 +64,6 @@ static unsigned long count_const(struct ksync_shrinker *s, struct ksync_shrink_c
 {
 	(void)sc;
 	return (unsigned long)(uintptr_t)s->private_data;
-}
-
-static unsigned long scan_none(struct ksync_shrinker *s, struct ksync_shrink_control *sc)
-{
-	(void)s;
-	(void)sc;
-	return 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -123,9 +92,9 @@ static void debug_race_hook(int point, void *arg)
 	 * does); when not, nothing stops the mutator (wait until it is done).
 	 */
 	if (ksync_srcu_read_lock_held(srcu))
-		WAIT_UNTIL(ksync_srcu_gp_pending(srcu));
+		KT_YIELD_UNTIL(ksync_srcu_gp_pending(srcu));
 	else
-		WAIT_UNTIL(get_flag(&dr->mutator_done));
+		KT_YIELD_UNTIL(get_flag(&dr->mutator_done));
 }
 
 static void *debug_caller(void *arg)
@@ -155,18 +124,18 @@ KTEST(debug_count_races_unregister_and_recycle)
 	struct ksync_srcu_struct *srcu = ksync_shrinker_registry_srcu(r.reg);
 	pthread_t d, m;
 
-	watchdog(60);
+	kt_watchdog("shrinker_schedule_test", 60);
 	dr = &r;
-	r.s1 = (struct ksync_shrinker){ .count_objects = count_const, .scan_objects = scan_none,
+	r.s1 = (struct ksync_shrinker){ .count_objects = count_const, .scan_objects = kt_scan_none,
 					.private_data = (void *)111 };
-	r.s2 = (struct ksync_shrinker){ .count_objects = count_const, .scan_objects = scan_none,
+	r.s2 = (struct ksync_shrinker){ .count_objects = count_const, .scan_objects = kt_scan_none,
 					.private_data = (void *)222 };
 	KCHECK_EQ(ksync_register_shrinker(r.reg, &r.s1, "s1"), 0);
 	KCHECK_EQ(ksync_shrinker_debug_count(&r.s1, NULL, 0), 111);
 	unsigned long w = ksync_warn_count;
 	ksync_shrinker_set_yield_hook(debug_race_hook, srcu);
 	pthread_create(&d, NULL, debug_caller, NULL);
-	WAIT_UNTIL(get_flag(&r.found));
+	KT_YIELD_UNTIL(get_flag(&r.found));
 	pthread_create(&m, NULL, debug_mutator, srcu);
 	pthread_join(d, NULL);
 	pthread_join(m, NULL);
@@ -178,7 +147,7 @@ KTEST(debug_count_races_unregister_and_recycle)
 	KCHECK_EQ(ksync_shrinker_debug_count(&r.s2, NULL, 0), 222);
 	KCHECK_EQ(ksync_unregister_shrinker(&r.s2), 0);
 	KCHECK_EQ(ksync_shrinker_registry_destroy(r.reg), 0);
-	alarm(0);
+	kt_watchdog_cancel();
 }
 
 /* ------------------------------------------------------------------------ */
@@ -197,9 +166,9 @@ static void unreg_race_hook(int point, void *arg)
 	set_flag(&unreg_found);
 	/* As in debug_race_hook(): let the first unregister, the free and a new registration run. */
 	if (ksync_srcu_read_lock_held(srcu))
-		WAIT_UNTIL(ksync_srcu_gp_pending(srcu));
+		KT_YIELD_UNTIL(ksync_srcu_gp_pending(srcu));
 	else
-		WAIT_UNTIL(get_flag(&unreg_first_done));
+		KT_YIELD_UNTIL(get_flag(&unreg_first_done));
 }
 
 static void *second_unregister(void *arg)
@@ -235,16 +204,16 @@ KTEST(concurrent_unregister_of_one_shrinker)
 	struct ksync_srcu_struct *srcu = ksync_shrinker_registry_srcu(r.reg);
 	pthread_t t1, t2;
 
-	watchdog(60);
+	kt_watchdog("shrinker_schedule_test", 60);
 	dr = &r;
-	r.s1 = (struct ksync_shrinker){ .count_objects = count_const, .scan_objects = scan_none,
+	r.s1 = (struct ksync_shrinker){ .count_objects = count_const, .scan_objects = kt_scan_none,
 					.private_data = (void *)111 };
-	r.s2 = (struct ksync_shrinker){ .count_objects = count_const, .scan_objects = scan_none,
+	r.s2 = (struct ksync_shrinker){ .count_objects = count_const, .scan_objects = kt_scan_none,
 					.private_data = (void *)222 };
 	KCHECK_EQ(ksync_register_shrinker(r.reg, &r.s1, "s1"), 0);
 	ksync_shrinker_set_yield_hook(unreg_race_hook, srcu);
 	pthread_create(&t2, NULL, second_unregister, &r.s1);
-	WAIT_UNTIL(get_flag(&unreg_found));
+	KT_YIELD_UNTIL(get_flag(&unreg_found));
 	pthread_create(&t1, NULL, first_unregister_then_recycle, NULL);
 	pthread_join(t2, NULL);
 	pthread_join(t1, NULL);
@@ -253,7 +222,7 @@ KTEST(concurrent_unregister_of_one_shrinker)
 	KCHECK_EQ(ksync_shrinker_debug_count(&r.s2, NULL, 0), 222); /* still registered */
 	KCHECK_EQ(ksync_unregister_shrinker(&r.s2), 0);
 	KCHECK_EQ(ksync_shrinker_registry_destroy(r.reg), 0);
-	alarm(0);
+	kt_watchdog_cancel();
 }
 
 /* ------------------------------------------------------------------------ */
@@ -277,7 +246,7 @@ static unsigned long count_then_hold(struct ksync_shrinker *s, struct ksync_shri
 	if (my_role == ROLE_WALKER && !get_flag(&gr->in_count)) {
 		set_flag(&gr->in_count);
 		/* Inside the walk's section: destroy's grace period waits for us. */
-		WAIT_UNTIL(ksync_srcu_gp_pending(gr->srcu));
+		KT_YIELD_UNTIL(ksync_srcu_gp_pending(gr->srcu));
 	}
 	return KSYNC_SHRINK_EMPTY;
 }
@@ -297,7 +266,7 @@ static void group_race_hook(int point, void *arg)
 	 * Between two sections. Let destroy go as far as it can: until it waits
 	 * for this walker, or until it returns; then let its queued frees run.
 	 */
-	WAIT_UNTIL(get_flag(&gr->destroyer_waits_walkers) || get_flag(&gr->destroy_returned));
+	KT_YIELD_UNTIL(get_flag(&gr->destroyer_waits_walkers) || get_flag(&gr->destroy_returned));
 	if (get_flag(&gr->destroy_returned)) {
 		ksync_srcu_barrier(gr->srcu); /* the group's memory is freed now */
 		set_flag(&gr->resumed_after_free);
@@ -326,16 +295,16 @@ KTEST(group_destroy_waits_for_walker_between_sections)
 	struct group_race r = { .reg = ksync_shrinker_registry_create(1) };
 	pthread_t w, d;
 
-	watchdog(60);
+	kt_watchdog("shrinker_schedule_test", 60);
 	gr = &r;
 	r.srcu = ksync_shrinker_registry_srcu(r.reg);
 	r.g = ksync_shrinker_group_create(r.reg, NULL);
 	struct ksync_shrinker *a = ksync_shrinker_alloc(r.reg, KSYNC_SHRINKER_MEMCG_AWARE, "a");
 	struct ksync_shrinker *b = ksync_shrinker_alloc(r.reg, KSYNC_SHRINKER_MEMCG_AWARE, "b");
 	a->count_objects = count_then_hold;
-	a->scan_objects = scan_none;
+	a->scan_objects = kt_scan_none;
 	b->count_objects = count_const;
-	b->scan_objects = scan_none;
+	b->scan_objects = kt_scan_none;
 	KCHECK_EQ(ksync_shrinker_register(a), 0);
 	KCHECK_EQ(ksync_shrinker_register(b), 0);
 	KCHECK_EQ(ksync_set_shrinker_bit(r.g, 0, a->id), 0);
@@ -343,7 +312,7 @@ KTEST(group_destroy_waits_for_walker_between_sections)
 
 	ksync_shrinker_set_yield_hook(group_race_hook, NULL);
 	pthread_create(&w, NULL, group_walker, NULL);
-	WAIT_UNTIL(get_flag(&r.in_count));
+	KT_YIELD_UNTIL(get_flag(&r.in_count));
 	pthread_create(&d, NULL, group_destroyer, NULL);
 	pthread_join(w, NULL);
 	pthread_join(d, NULL);
@@ -355,7 +324,7 @@ KTEST(group_destroy_waits_for_walker_between_sections)
 	KCHECK_EQ(ksync_shrinker_free(a), 0);
 	KCHECK_EQ(ksync_shrinker_free(b), 0);
 	KCHECK_EQ(ksync_shrinker_registry_destroy(r.reg), 0);
-	alarm(0);
+	kt_watchdog_cancel();
 }
 
 /* ------------------------------------------------------------------------ */
@@ -380,7 +349,7 @@ static unsigned long scan_unregister_next(struct ksync_shrinker *s, struct ksync
 	(void)sc;
 	set_flag(&rg->inside[i]);
 	for (int k = 0; k < rg->n; k++)
-		WAIT_UNTIL(get_flag(&rg->inside[k]));
+		KT_YIELD_UNTIL(get_flag(&rg->inside[k]));
 	/*
 	 * A report is made once per call site: each ring size unregisters from
 	 * a line of its own, so that each test sees its report.
@@ -407,7 +376,7 @@ static void run_ring(int n)
 	pthread_t t[RING_MAX];
 	int deadlk = 0, ok = 0;
 
-	watchdog(60);
+	kt_watchdog("shrinker_schedule_test", 60);
 	rg = &r;
 	for (int i = 0; i < n; i++) {
 		r.s[i] = (struct ksync_shrinker){ .count_objects = count_const,
@@ -438,7 +407,7 @@ static void run_ring(int n)
 	}
 	KCHECK_EQ(left, 1);
 	KCHECK_EQ(ksync_shrinker_registry_destroy(reg), 0);
-	alarm(0);
+	kt_watchdog_cancel();
 }
 
 KTEST(mutual_unregister_from_callbacks)
@@ -489,7 +458,7 @@ KTEST(debug_calls_during_register_churn)
 	double end = ktest_now() + ktest_seconds(1.0);
 	unsigned long w = ksync_warn_count;
 
-	c.s = (struct ksync_shrinker){ .count_objects = count_const, .scan_objects = scan_none,
+	c.s = (struct ksync_shrinker){ .count_objects = count_const, .scan_objects = kt_scan_none,
 				       .private_data = (void *)7 };
 	pthread_create(&t, NULL, churn_debug, &c);
 	long rounds = 0;
@@ -498,7 +467,7 @@ KTEST(debug_calls_during_register_churn)
 		/* Other shrinkers take recycled records in between. */
 		for (int i = 0; i < 4; i++) {
 			other[i] = (struct ksync_shrinker){ .count_objects = count_const,
-							    .scan_objects = scan_none,
+							    .scan_objects = kt_scan_none,
 							    .private_data = (void *)99 };
 			KASSERT(ksync_register_shrinker(c.reg, &other[i], "o") == 0);
 		}

@@ -8,7 +8,7 @@
  * cache and domain re-initialisation at the same address, a thread exiting
  * inside a section).
  */
-#include <time.h>
+#include "wait.h"
 
 /* A small callback bound for one domain, so the throttle test needs few callbacks. */
 #define SMALL_CB_LIMIT 8UL
@@ -19,8 +19,7 @@ static void call_delay_hook(void)
 {
 	if (__atomic_exchange_n(&call_hook_armed, 0, __ATOMIC_SEQ_CST)) {
 		__atomic_store_n(&call_hook_hit, 1, __ATOMIC_SEQ_CST);
-		struct timespec ts = { 0, 50 * 1000000L };
-		nanosleep(&ts, NULL);
+		kt_sleep_ms(50);
 	}
 }
 #define KSYNC_SRCU_TEST_CALL_DELAY() call_delay_hook()
@@ -30,30 +29,9 @@ static void call_delay_hook(void)
 
 #include <pthread.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "ktest.h"
-
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-	nanosleep(&ts, NULL);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* What a grace period does to the index, without its waits. */
-static void flip(struct ksync_srcu_struct *ssp)
-{
-	pthread_mutex_lock(&ssp->gp_mutex);
-	KSYNC_WRITE_ONCE(ssp->idx, ssp->idx + 1);
-	pthread_mutex_unlock(&ssp->gp_mutex);
-}
+#include "srcu_peek.h"
 
 struct syncer {
 	struct ksync_srcu_struct *ssp;
@@ -88,7 +66,7 @@ KTEST(bad_unlock_cannot_end_a_down_read_section)
 	 * Also with a section of this thread open on the other index (the
 	 * report is once per call site: only the outcome is checked below).
 	 */
-	flip(&ss);
+	kt_srcu_flip(&ss);
 	int mine = ksync_srcu_read_lock(&ss);
 	KCHECK(mine != idx);
 	ksync_srcu_read_unlock(&ss, idx);
@@ -98,7 +76,7 @@ KTEST(bad_unlock_cannot_end_a_down_read_section)
 	struct syncer s = { &ss, 0 };
 	pthread_t t;
 	pthread_create(&t, NULL, syncer_main, &s);
-	sleep_ms(50);
+	kt_sleep_ms(50);
 	/* The down_read section is still open: the grace period must wait. */
 	KCHECK_EQ(__atomic_load_n(&s.done, __ATOMIC_SEQ_CST), 0);
 	ksync_srcu_up_read(&ss, idx);
@@ -126,7 +104,7 @@ struct walker {
 static void *hand_over_hand(void *p)
 {
 	struct walker *w = (struct walker *)p;
-	double end = now_s() + 10.0;
+	double end = ktest_now() + 10.0;
 	int prev = ksync_srcu_read_lock(w->ssp);
 	__atomic_store_n(&w->started, 1, __ATOMIC_SEQ_CST);
 	unsigned long n = 0;
@@ -134,7 +112,7 @@ static void *hand_over_hand(void *p)
 		int next = ksync_srcu_read_lock(w->ssp);
 		ksync_srcu_read_unlock(w->ssp, prev);
 		prev = next;
-		if ((++n & 1023) == 0 && now_s() > end) {
+		if ((++n & 1023) == 0 && ktest_now() > end) {
 			w->capped = 1;
 			break;
 		}
@@ -151,8 +129,7 @@ static void check_hand_over_hand(unsigned int flags)
 	struct walker w = { &ss, 0, 0, 0, flags };
 	pthread_t t;
 	pthread_create(&t, NULL, hand_over_hand, &w);
-	while (!__atomic_load_n(&w.started, __ATOMIC_SEQ_CST))
-		sleep_ms(1);
+	KT_POLL_UNTIL(__atomic_load_n(&w.started, __ATOMIC_SEQ_CST));
 	for (int i = 0; i < 4; i++)
 		ksync_synchronize_srcu(&ss); /* hung until the walk gave up */
 	__atomic_store_n(&w.stop, 1, __ATOMIC_SEQ_CST);
@@ -182,7 +159,7 @@ KTEST(overlapping_sections_across_flips)
 	int a = ksync_srcu_read_lock(&ss);
 	int b = ksync_srcu_read_lock(&ss);
 	KCHECK_EQ(a, b);
-	flip(&ss);
+	kt_srcu_flip(&ss);
 	int c = ksync_srcu_read_lock(&ss);
 	int d = ksync_srcu_read_lock(&ss);
 	KCHECK(c != a); /* counted on the current index, not the outermost's */
@@ -192,7 +169,7 @@ KTEST(overlapping_sections_across_flips)
 	KCHECK(ksync_srcu_read_lock_held(&ss));
 	int e = ksync_srcu_read_lock(&ss); /* on c's index too */
 	KCHECK_EQ(e, c);
-	flip(&ss);
+	kt_srcu_flip(&ss);
 	int f = ksync_srcu_read_lock(&ss); /* every word busy on the other index */
 	KCHECK_EQ(f, a);
 	ksync_srcu_read_unlock(&ss, c);
@@ -221,8 +198,7 @@ static void *reuse_reader(void *p)
 {
 	(void)p;
 	for (int phase = 0; phase < 3; phase++) {
-		while (__atomic_load_n(&reuse_phase, __ATOMIC_SEQ_CST) != 2 * phase)
-			sleep_ms(1);
+		KT_POLL_UNTIL(__atomic_load_n(&reuse_phase, __ATOMIC_SEQ_CST) == 2 * phase);
 		int i = ksync_srcu_read_lock(&reuse_dyn);
 		int j = ksync_srcu_read_lock(&reuse_static);
 		KCHECK(ksync_srcu_read_lock_held(&reuse_dyn));
@@ -231,20 +207,8 @@ static void *reuse_reader(void *p)
 		__atomic_store_n(&reuse_phase, 2 * phase + 1, __ATOMIC_SEQ_CST);
 	}
 	/* Stay alive (exit detaches the slots) until the last count is done. */
-	while (__atomic_load_n(&reuse_phase, __ATOMIC_SEQ_CST) != 6)
-		sleep_ms(1);
+	KT_POLL_UNTIL(__atomic_load_n(&reuse_phase, __ATOMIC_SEQ_CST) == 6);
 	return NULL;
-}
-
-static int count_slots(struct ksync_srcu_struct *ssp)
-{
-	int n = 0;
-	struct ksync_list_head *pos;
-	pthread_mutex_lock(&ssp->lock);
-	ksync_list_for_each(pos, &ssp->slots)
-		n++;
-	pthread_mutex_unlock(&ssp->lock);
-	return n;
 }
 
 KTEST(domain_reinit_at_same_address)
@@ -254,17 +218,16 @@ KTEST(domain_reinit_at_same_address)
 	unsigned long ids[3];
 	for (int phase = 0; phase < 3; phase++) {
 		ksync_init_srcu_struct(&reuse_dyn);
-		ids[phase] = reuse_dyn.id;
+		ids[phase] = kt_srcu_id(&reuse_dyn);
 		__atomic_store_n(&reuse_phase, 2 * phase, __ATOMIC_SEQ_CST);
-		while (__atomic_load_n(&reuse_phase, __ATOMIC_SEQ_CST) != 2 * phase + 1)
-			sleep_ms(1);
-		KCHECK_EQ(count_slots(&reuse_dyn), 1);	/* the thread's new slot */
-		KCHECK_EQ(count_slots(&reuse_static), 1);
+		KT_POLL_UNTIL(__atomic_load_n(&reuse_phase, __ATOMIC_SEQ_CST) == 2 * phase + 1);
+		KCHECK_EQ(kt_srcu_count_slots(&reuse_dyn), 1);	/* the thread's new slot */
+		KCHECK_EQ(kt_srcu_count_slots(&reuse_static), 1);
 		ksync_synchronize_srcu(&reuse_dyn);
 		ksync_synchronize_srcu(&reuse_static);
 		ksync_cleanup_srcu_struct(&reuse_dyn);
 		ksync_cleanup_srcu_struct(&reuse_static);
-		KCHECK_EQ(count_slots(&reuse_static), 0);
+		KCHECK_EQ(kt_srcu_count_slots(&reuse_static), 0);
 	}
 	__atomic_store_n(&reuse_phase, 6, __ATOMIC_SEQ_CST);
 	pthread_join(t, NULL);
@@ -292,10 +255,10 @@ KTEST(thread_exit_inside_a_section)
 	pthread_create(&t, NULL, exit_inside, &ss);
 	pthread_join(t, NULL);
 	KCHECK(ksync_warn_count > w0);
-	KCHECK_EQ(count_slots(&ss), 0);
+	KCHECK_EQ(kt_srcu_count_slots(&ss), 0);
 	ksync_synchronize_srcu(&ss); /* else: hangs */
 	ksync_cleanup_srcu_struct(&ss);
-	KCHECK_EQ(ss.id, 0UL); /* not leaked: nothing is inside any more */
+	KCHECK_EQ(kt_srcu_id(&ss), 0UL); /* not leaked: nothing is inside any more */
 }
 
 struct robj {
@@ -340,14 +303,13 @@ KTEST(callbacks_are_never_throttled_by_another_domain)
 		struct robj *o = (struct robj *)malloc(sizeof(*o));
 		ksync_call_srcu(&dl_b, &o->rh, dl_free_b);
 	}
-	KCHECK(ksync_ulong_load(&dl_b.cb_count) > SMALL_CB_LIMIT);
+	KCHECK(kt_srcu_cb_count(&dl_b) > SMALL_CB_LIMIT);
 	struct robj *o = (struct robj *)malloc(sizeof(*o));
 	ksync_call_srcu(&dl_a, &o->rh, dl_cb_a);
 	pthread_t t;
 	pthread_create(&t, NULL, dl_barrier_a, NULL);
 	/* srcu_barrier(A) must not depend on B's grace period. */
-	for (int i = 0; i < 5000 && !__atomic_load_n(&dl_barrier_done, __ATOMIC_SEQ_CST); i++)
-		sleep_ms(1);
+	KT_POLL_UNTIL_MS(__atomic_load_n(&dl_barrier_done, __ATOMIC_SEQ_CST), 5000);
 	KCHECK_EQ(__atomic_load_n(&dl_barrier_done, __ATOMIC_SEQ_CST), 1);
 	ksync_srcu_read_unlock(&dl_b, ib); /* (lets a broken build finish) */
 	pthread_join(t, NULL);
@@ -369,7 +331,7 @@ static int bq_c2_done;
 
 static void bq_c2(struct ksync_rcu_head *h)
 {
-	sleep_ms(50); /* still running when a barrier that missed it returns */
+	kt_sleep_ms(50); /* still running when a barrier that missed it returns */
 	__atomic_store_n(&bq_c2_done, 1, __ATOMIC_SEQ_CST);
 	free(ksync_container_of(h, struct robj, rh));
 }
@@ -385,8 +347,7 @@ KTEST(barrier_waits_for_a_callback_queued_while_it_starts)
 	ksync_init_srcu_struct(&bq);
 	struct robj *o = (struct robj *)malloc(sizeof(*o));
 	ksync_call_srcu(&bq, &o->rh, bq_c1);
-	for (int i = 0; i < 5000 && !__atomic_load_n(&call_hook_hit, __ATOMIC_SEQ_CST); i++)
-		sleep_ms(1);
+	KT_POLL_UNTIL_MS(__atomic_load_n(&call_hook_hit, __ATOMIC_SEQ_CST), 5000);
 	KCHECK_EQ(__atomic_load_n(&call_hook_hit, __ATOMIC_SEQ_CST), 1);
 	ksync_srcu_barrier(&bq); /* bq_c1 was queued before: wait for bq_c2 too */
 	KCHECK_EQ(__atomic_load_n(&bq_c2_done, __ATOMIC_SEQ_CST), 1);

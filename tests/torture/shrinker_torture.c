@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "ktest.h"
+#include "rng.h"
 
 #define MAX_TRACKED 1000000
 #define NGROUPS 6
@@ -86,15 +87,6 @@ static unsigned long t_scan(struct ksync_shrinker *s, struct ksync_shrink_contro
 	return (unsigned long)take;
 }
 
-static unsigned xs(unsigned *s)
-{
-	unsigned x = *s;
-	x ^= x << 13;
-	x ^= x >> 17;
-	x ^= x << 5;
-	return *s = x;
-}
-
 static struct ksync_shrinker *new_shrinker(void)
 {
 	/*
@@ -147,7 +139,7 @@ static void *registrar(void *arg)
 	int lowest_reuse = 0;
 
 	while (!ksync_atomic_read_acquire(&stop)) {
-		int k = (int)(xs(&seed) % LIVE);
+		int k = (int)(kt_xorshift32(&seed) % LIVE);
 		if (live[k]) {
 			int id = live[k]->id;
 			free_shrinker(live[k]);
@@ -157,9 +149,9 @@ static void *registrar(void *arg)
 		} else {
 			live[k] = new_shrinker();
 		}
-		if (live[k] && xs(&seed) % 4 == 0) {
-			struct ksync_memgroup *g = groups[xs(&seed) % NGROUPS];
-			long n = 1 + (long)(xs(&seed) % 7);
+		if (live[k] && kt_xorshift32(&seed) % 4 == 0) {
+			struct ksync_memgroup *g = groups[kt_xorshift32(&seed) % NGROUPS];
+			long n = 1 + (long)(kt_xorshift32(&seed) % 7);
 			if (ksync_shrinker_add_deferred(live[k], g, 0, n) == 0)
 				ksync_atomic_long_add(n, &added_to_groups);
 			ksync_set_shrinker_bit(g, 0, live[k]->id);
@@ -202,9 +194,10 @@ static void *walker(void *arg)
 	unsigned long n = 0;
 
 	while (!ksync_atomic_read_acquire(&stop)) {
-		ksync_shrink_slab(reg, 0, groups[xs(&seed) % NGROUPS], (int)(xs(&seed) % 13));
+		ksync_shrink_slab(reg, 0, groups[kt_xorshift32(&seed) % NGROUPS],
+				  (int)(kt_xorshift32(&seed) % 13));
 		if (++n % 8 == 0)
-			ksync_shrink_slab(reg, 0, NULL, (int)(xs(&seed) % 13));
+			ksync_shrink_slab(reg, 0, NULL, (int)(kt_xorshift32(&seed) % 13));
 	}
 	return NULL;
 }
@@ -215,7 +208,8 @@ static void *bit_setter(void *arg)
 
 	while (!ksync_atomic_read_acquire(&stop)) {
 		int nr = ksync_shrinker_nr_max(reg);
-		ksync_set_shrinker_bit(groups[xs(&seed) % NGROUPS], 0, (int)(xs(&seed) % (unsigned)nr));
+		ksync_set_shrinker_bit(groups[kt_xorshift32(&seed) % NGROUPS], 0,
+				       (int)(kt_xorshift32(&seed) % (unsigned)nr));
 	}
 	return NULL;
 }
@@ -229,13 +223,14 @@ static void *group_churner(void *arg)
 	for (int i = 0; i < 4; i++)
 		perm[i] = new_shrinker();
 	while (!ksync_atomic_read_acquire(&stop)) {
-		struct ksync_memgroup *parent = xs(&seed) % 4 ? groups[xs(&seed) % NGROUPS] : NULL;
+		struct ksync_memgroup *parent =
+			kt_xorshift32(&seed) % 4 ? groups[kt_xorshift32(&seed) % NGROUPS] : NULL;
 		struct ksync_memgroup *c = ksync_shrinker_group_create(reg, parent);
 		KASSERT(c != NULL);
 		for (int i = 0; i < 4; i++) {
 			if (!perm[i])
 				continue;
-			long n = 1 + (long)(xs(&seed) % 5);
+			long n = 1 + (long)(kt_xorshift32(&seed) % 5);
 			KASSERT(ksync_shrinker_add_deferred(perm[i], c, 0, n) == 0);
 			ksync_atomic_long_add(n, &added_to_groups);
 			ksync_set_shrinker_bit(c, 0, perm[i]->id);

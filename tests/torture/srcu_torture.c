@@ -26,15 +26,14 @@
  * Widen the straggler window: now and then a reader stalls between loading
  * the index and storing its lock word (only in this test's builds).
  */
-#include <time.h>
+#include "wait.h"
+
 static __thread unsigned int kt_delay_tick;
 static __thread int kt_delay_on; /* set by the readers that stall */
 static void kt_reader_delay(void)
 {
-	if (kt_delay_on && (++kt_delay_tick & 15) == 0) {
-		struct timespec ts = { 0, 200000 };
-		nanosleep(&ts, NULL);
-	}
+	if (kt_delay_on && (++kt_delay_tick & 15) == 0)
+		kt_sleep_us(200);
 }
 #define KSYNC_SRCU_TEST_DELAY() kt_reader_delay()
 
@@ -46,6 +45,8 @@ static void kt_reader_delay(void)
 #include <unistd.h>
 
 #include "ktest.h"
+#include "rng.h"
+#include "srcu_peek.h"
 
 #ifdef KT_MUTANT
 #define KT_EXPECT_ERRORS 1
@@ -84,18 +85,6 @@ static void kt_count(unsigned long *c, unsigned long n)
 static bool kt_stopped(void)
 {
 	return __atomic_load_n(&kt_stop, __ATOMIC_RELAXED);
-}
-
-static unsigned int kt_rand(unsigned int *s)
-{
-	*s = *s * 1103515245u + 12345u;
-	return *s >> 16;
-}
-
-static void kt_pause_us(unsigned int us)
-{
-	struct timespec ts = { 0, (long)us * 1000L };
-	nanosleep(&ts, NULL);
 }
 
 static struct kt_elem *kt_new(struct ksync_srcu_struct *ssp)
@@ -146,7 +135,7 @@ static void *kt_reader_plain(void *arg)
 		struct kt_elem *e = ksync_srcu_dereference(kt_pa, &kt_a);
 		struct kt_elem *c = ksync_srcu_dereference(kt_pc, &kt_a);
 		kt_check(e);
-		for (unsigned int i = kt_rand(&seed) % 64; i; i--)
+		for (unsigned int i = kt_lcg(&seed) % 64; i; i--)
 			ksync_cpu_relax();
 		kt_check(e);
 		kt_check(c);
@@ -182,9 +171,9 @@ static void *kt_reader_nested(void *arg)
 		struct kt_elem *e = ksync_srcu_dereference(kt_pa, &kt_a);
 		int i2 = ksync_srcu_read_lock(&kt_a);
 		struct kt_elem *c = ksync_srcu_dereference(kt_pc, &kt_a);
-		for (unsigned int i = kt_rand(&seed) % 64; i; i--)
+		for (unsigned int i = kt_lcg(&seed) % 64; i; i--)
 			ksync_cpu_relax();
-		if (kt_rand(&seed) & 1) {
+		if (kt_lcg(&seed) & 1) {
 			ksync_srcu_read_unlock(&kt_a, i2);
 			kt_check(c); /* still protected by the outer section */
 			kt_check(e);
@@ -218,7 +207,7 @@ static void *kt_reader_hand_over_hand(void *arg)
 		int next = ksync_srcu_read_lock(&kt_a);
 		struct kt_elem *ne = (n & 1) ? ksync_srcu_dereference(kt_pa, &kt_a)
 					     : ksync_srcu_dereference(kt_pc, &kt_a);
-		for (unsigned int i = kt_rand(&seed) % 64; i; i--)
+		for (unsigned int i = kt_lcg(&seed) % 64; i; i--)
 			ksync_cpu_relax();
 		kt_check(pe);
 		ksync_srcu_read_unlock(&kt_a, prev);
@@ -226,7 +215,7 @@ static void *kt_reader_hand_over_hand(void *arg)
 		prev = next;
 		pe = ne;
 		if ((n & 255) == 0)
-			kt_pause_us(20);
+			kt_sleep_us(20);
 		n++;
 	}
 	kt_check(pe);
@@ -245,7 +234,7 @@ static void *kt_reader_two_domains(void *arg)
 		int ia = ksync_srcu_read_lock(&kt_a);
 		struct kt_elem *b = ksync_srcu_dereference(kt_pb, &kt_b);
 		struct kt_elem *a = ksync_srcu_dereference(kt_pa, &kt_a);
-		for (unsigned int i = kt_rand(&seed) % 64; i; i--)
+		for (unsigned int i = kt_lcg(&seed) % 64; i; i--)
 			ksync_cpu_relax();
 		kt_check(a);
 		ksync_srcu_read_unlock(&kt_a, ia);
@@ -263,12 +252,12 @@ static void *kt_reader_sleeping(void *arg)
 	unsigned long n = 0;
 	kt_delay_on = 1;
 	while (!kt_stopped()) {
-		bool use_b = kt_rand(&seed) & 1;
+		bool use_b = kt_lcg(&seed) & 1;
 		struct ksync_srcu_struct *ssp = use_b ? &kt_b : &kt_a;
 		int idx = ksync_srcu_read_lock(ssp);
 		struct kt_elem *e = use_b ? ksync_srcu_dereference(kt_pb, ssp)
 					  : ksync_srcu_dereference(kt_pa, ssp);
-		kt_pause_us(50 + kt_rand(&seed) % 500);
+		kt_sleep_us(50 + kt_lcg(&seed) % 500);
 		kt_check(e);
 		ksync_srcu_read_unlock(ssp, idx);
 		n++;
@@ -294,7 +283,7 @@ static void *kt_reader_down(void *arg)
 	while (!kt_stopped()) {
 		int idx = ksync_srcu_down_read(&kt_a);
 		struct kt_elem *e = ksync_srcu_dereference_check(kt_pc, &kt_a, 1);
-		for (unsigned int i = kt_rand(&seed) % 64; i; i--)
+		for (unsigned int i = kt_lcg(&seed) % 64; i; i--)
 			ksync_cpu_relax();
 		pthread_mutex_lock(&kt_ho.lock);
 		while (kt_ho.full && !kt_stopped())
@@ -331,7 +320,7 @@ static void *kt_reader_up(void *arg)
 		pthread_cond_broadcast(&kt_ho.cond);
 		pthread_mutex_unlock(&kt_ho.lock);
 		if ((n & 7) == 0)
-			kt_pause_us(100);
+			kt_sleep_us(100);
 		kt_check(e);
 		ksync_srcu_up_read(&kt_a, idx);
 		n++;
@@ -372,8 +361,8 @@ static void *kt_writer_sync(void *arg)
 				pp = &e->next_retired;
 			}
 		}
-		if ((kt_rand(&seed) & 15) == 0)
-			kt_pause_us(20);
+		if ((kt_lcg(&seed) & 15) == 0)
+			kt_sleep_us(20);
 	}
 	ksync_synchronize_srcu(&kt_a);
 	ksync_synchronize_srcu(&kt_a);
@@ -420,7 +409,7 @@ static void *kt_writer_cb(void *arg)
 			ksync_call_srcu(w->ssp, &old->rh, kt_age_cb);
 		}
 		if ((++n & 63) == 0)
-			kt_pause_us(10);
+			kt_sleep_us(10);
 	}
 	return NULL;
 }
@@ -457,7 +446,7 @@ KTEST(torture)
 	while (ktest_now() - t0 < secs) {
 		pthread_t t;
 		pthread_create(&t, NULL, kt_reader_churn, NULL);
-		kt_pause_us(20000);
+		kt_sleep_us(20000);
 		pthread_join(t, NULL);
 		churn++;
 		if (KT_EXPECT_ERRORS && __atomic_load_n(&kt_errors, __ATOMIC_RELAXED))
@@ -480,11 +469,10 @@ KTEST(torture)
 
 	ksync_srcu_barrier(&kt_a);
 	ksync_srcu_barrier(&kt_b);
-	unsigned long gps = ksync_ulong_load(&kt_a.gp_seq) / 2 +
-			    ksync_ulong_load(&kt_b.gp_seq) / 2;
+	unsigned long gps = kt_srcu_gp_seq(&kt_a) / 2 + kt_srcu_gp_seq(&kt_b) / 2;
 	printf("srcu torture: %.1f s, %s mode: %lu reads, %lu updates, %lu grace periods "
 	       "(%lu by synchronize_srcu), %lu callbacks, %lu churned threads, %lu errors\n",
-	       secs, (kt_a.id & 1) ? "fenced" : "membarrier", kt_reads, kt_updates, gps,
+	       secs, (kt_srcu_id(&kt_a) & 1) ? "fenced" : "membarrier", kt_reads, kt_updates, gps,
 	       kt_sync_gps, kt_callbacks, churn, kt_errors);
 	KCHECK(kt_reads > 0);
 	KCHECK(kt_sync_gps > 0);

@@ -16,14 +16,13 @@
 #include <string.h>
 
 #include "ktest.h"
+#include "rng.h"
+#include "wait.h"
 
 static uint64_t rng_state = 0x2545f4914f6cdd1dULL;
 static uint64_t rnd(void)
 {
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 2685821657736338717ULL;
+	return kt_xorshift64s(&rng_state);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -387,9 +386,7 @@ static void *grow_setter(void *p)
 		struct ksync_sized_map *m = ksync_srcu_dereference(grow_slot, &grow_srcu);
 		unsigned int max = ksync_sized_map_nr_max(m);
 		for (int k = 0; k < 50; k++) {
-			x ^= x << 13;
-			x ^= x >> 7;
-			x ^= x << 17;
+			kt_xorshift64(&x);
 			/* This thread's bits: nr % GROW_SETTERS == id; favour the newest ones. */
 			unsigned int span = (x >> 40) % 2 ? max : (max < 64 ? max : 64);
 			unsigned int nr = max - 1 - (unsigned int)(x % span);
@@ -463,9 +460,7 @@ KTEST(sized_map_grow_concurrent)
 			break;
 		KASSERT(ksync_sized_map_grow(&grow_slot, n, &grow_srcu) == 0);
 		grows++;
-		double until = ktest_now() + step;
-		while (ktest_now() < until)
-			sched_yield();
+		kt_yield_for(step);
 	}
 	while (ktest_now() < deadline)
 		ksync_cpu_relax();

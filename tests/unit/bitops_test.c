@@ -13,17 +13,14 @@
 #include <string.h>
 
 #include "ktest.h"
+#include "rng.h"
 
 #define NBITS_MAX 300
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
 static uint64_t rnd(void)
 {
-	/* xorshift64*: deterministic, seedable. */
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 2685821657736338717ULL;
+	return kt_xorshift64s(&rng_state);
 }
 
 /* Reference searches over the bool model. */
@@ -160,9 +157,7 @@ static void *hammer(void *p)
 
 	while (ktest_now() < hammer_deadline) {
 		for (int k = 0; k < 1000; k++) {
-			x ^= x << 13;
-			x ^= x >> 7;
-			x ^= x << 17;
+			kt_xorshift64(&x);
 			/* Bits owned by this thread: nr % HAMMER_THREADS == id. */
 			unsigned long nr = (x % (nbits / HAMMER_THREADS)) * HAMMER_THREADS + a->id;
 			switch ((x >> 32) % 6) {

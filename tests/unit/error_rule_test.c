@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "ktest.h"
+#include "shrinker_stubs.h"
 
 #ifndef KSYNC_ERRORS_MD
 #error "the build passes the path of docs/errors.md as KSYNC_ERRORS_MD"
@@ -65,33 +66,19 @@ static void errno_name(char *buf, long v)
 /* ------------------------------------------------------------------------ */
 /* Fixtures                                                                 */
 
-static unsigned long count_one(struct ksync_shrinker *s, struct ksync_shrink_control *sc)
-{
-	(void)s;
-	(void)sc;
-	return 1;
-}
-
-static unsigned long scan_none(struct ksync_shrinker *s, struct ksync_shrink_control *sc)
-{
-	(void)s;
-	(void)sc;
-	return 0;
-}
-
 static struct ksync_shrinker_registry *R;
 
 static struct ksync_shrinker *owned(unsigned flags)
 {
 	struct ksync_shrinker *s = ksync_shrinker_alloc(R, flags, "owned");
-	s->count_objects = count_one;
-	s->scan_objects = scan_none;
+	s->count_objects = kt_count_one;
+	s->scan_objects = kt_scan_none;
 	return s;
 }
 
 static struct ksync_shrinker classic(void)
 {
-	return (struct ksync_shrinker){ .count_objects = count_one, .scan_objects = scan_none };
+	return (struct ksync_shrinker){ .count_objects = kt_count_one, .scan_objects = kt_scan_none };
 }
 
 /* A shrinker whose count callback runs a misuse case from inside a callback. */

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 
 #include "ktest.h"
+#include "wait.h"
 
 KTEST(generation_wrap_safe)
 {
@@ -104,14 +105,8 @@ static int y_use_gp_pending;
 static unsigned long y_sections; /* sections announced by the reader */
 static unsigned long y_gps_done; /* grace periods completed by the writer */
 
-#define SPIN_UNTIL(cond)                                                       \
-	do {                                                                   \
-		double ksync__fs = ktest_now() + 20.0;                         \
-		while (!(cond) && !__atomic_load_n(&y_stop, __ATOMIC_ACQUIRE)) { \
-			KASSERT(ktest_now() < ksync__fs);                      \
-			ksync_cpu_relax();                                     \
-		}                                                              \
-	} while (0)
+/* Until @cond or the end of the test, failing after 20 s. */
+#define SPIN_UNTIL(cond) KT_SPIN_UNTIL((cond) || __atomic_load_n(&y_stop, __ATOMIC_ACQUIRE), 20.0)
 
 static void *y_reader(void *p)
 {

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "ktest.h"
+#include "wait.h"
 
 /* A client that logs its hooks as "<tag><event><group id>;" */
 struct log_client {
@@ -242,9 +243,7 @@ KTEST(concurrent_create_offline_tryget)
 	pthread_create(&t[0], NULL, churner, &ch);
 	pthread_create(&t[1], NULL, churner, &ch);
 	pthread_create(&t[2], NULL, referencer, &ch);
-	double end = ktest_now() + ktest_seconds(0.5);
-	while (ktest_now() < end)
-		sched_yield();
+	kt_yield_for(ktest_seconds(0.5));
 	__atomic_store_n(&ch.stop, 1, __ATOMIC_RELEASE);
 	for (int i = 0; i < 3; i++)
 		pthread_join(t[i], NULL);

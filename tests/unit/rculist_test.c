@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "ktest.h"
+#include "rng.h"
 
 #define ALIVE 0x600DF00DU
 #define DEAD 0xDEADBEEFU
@@ -38,10 +39,7 @@ struct item {
 static uint64_t rng_state = 0x853c49e6748fea9bULL;
 static uint64_t rnd(void)
 {
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 2685821657736338717ULL;
+	return kt_xorshift64s(&rng_state);
 }
 
 static struct item *item_new(long id)

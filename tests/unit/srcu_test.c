@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "ktest.h"
+#include "srcu_peek.h"
+#include "wait.h"
 
 /* ThreadSanitizer cannot start threads in the child of a multi-threaded fork. */
 #if defined(__SANITIZE_THREAD__)
@@ -26,23 +28,6 @@
 
 KSYNC_DEFINE_SRCU(test_static_srcu);
 KSYNC_DEFINE_STATIC_SRCU(test_static_srcu2);
-
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-	nanosleep(&ts, NULL);
-}
-
-static int count_slots(struct ksync_srcu_struct *ssp)
-{
-	int n = 0;
-	struct ksync_list_head *pos;
-	pthread_mutex_lock(&ssp->lock);
-	ksync_list_for_each(pos, &ssp->slots)
-		n++;
-	pthread_mutex_unlock(&ssp->lock);
-	return n;
-}
 
 KTEST(init_cleanup_and_static)
 {
@@ -68,7 +53,7 @@ KTEST(init_cleanup_and_static)
 	KCHECK_EQ(ksync_init_srcu_struct(&ss), 0);
 	ksync_cleanup_srcu_struct(&ss);
 	KCHECK_EQ(ksync_init_srcu_struct_flags(&ss, KSYNC_SRCU_FENCED), 0);
-	KCHECK(ss.id & 1);
+	KCHECK(kt_srcu_id(&ss) & 1);
 	idx = ksync_srcu_read_lock(&ss);
 	ksync_srcu_read_unlock(&ss, idx);
 	ksync_synchronize_srcu(&ss);
@@ -112,7 +97,7 @@ static void *holding_reader(void *p)
 	struct reader_arg *a = (struct reader_arg *)p;
 	int idx = ksync_srcu_read_lock(a->ssp);
 	__atomic_store_n(&a->entered, 1, __ATOMIC_SEQ_CST);
-	sleep_ms(a->hold_ms);
+	kt_sleep_ms(a->hold_ms);
 	__atomic_store_n(&a->released, 1, __ATOMIC_SEQ_CST);
 	ksync_srcu_read_unlock(a->ssp, idx);
 	return NULL;
@@ -125,14 +110,13 @@ static void check_waits_for_reader(unsigned int flags)
 	struct reader_arg a = { &ss, 0, 0, 100 };
 	pthread_t t;
 	pthread_create(&t, NULL, holding_reader, &a);
-	while (!__atomic_load_n(&a.entered, __ATOMIC_SEQ_CST))
-		sleep_ms(1);
+	KT_POLL_UNTIL(__atomic_load_n(&a.entered, __ATOMIC_SEQ_CST));
 	KCHECK(!ksync_srcu_gp_pending(&ss));
 	ksync_synchronize_srcu(&ss);
 	KCHECK_EQ(__atomic_load_n(&a.released, __ATOMIC_SEQ_CST), 1);
 	pthread_join(t, NULL);
 	/* The thread exited: its slot was folded and freed. */
-	KCHECK_EQ(count_slots(&ss), 0);
+	KCHECK_EQ(kt_srcu_count_slots(&ss), 0);
 	ksync_synchronize_srcu(&ss);
 	ksync_cleanup_srcu_struct(&ss);
 }
@@ -164,7 +148,7 @@ KTEST(gp_pending)
 	int seen = 0;
 	for (int i = 0; i < 2000 && !seen; i++) {
 		seen = ksync_srcu_gp_pending(&ss);
-		sleep_ms(1);
+		kt_sleep_ms(1);
 	}
 	KCHECK(seen);
 	ksync_srcu_read_unlock(&ss, idx);
@@ -182,7 +166,7 @@ struct updown {
 static void *upper(void *p)
 {
 	struct updown *u = (struct updown *)p;
-	sleep_ms(50);
+	kt_sleep_ms(50);
 	__atomic_store_n(&u->done, 1, __ATOMIC_SEQ_CST);
 	ksync_srcu_up_read(u->ssp, u->idx);
 	return NULL;
@@ -289,10 +273,10 @@ KTEST(call_srcu_bounded)
 		pthread_create(&t[i], NULL, flood, &ss);
 	unsigned long max = 0;
 	for (int i = 0; i < 200; i++) {
-		unsigned long n = ksync_ulong_load(&ss.cb_count);
+		unsigned long n = kt_srcu_cb_count(&ss);
 		if (n > max)
 			max = n;
-		sleep_ms(1);
+		kt_sleep_ms(1);
 	}
 	for (int i = 0; i < 2; i++)
 		pthread_join(t[i], NULL);
@@ -317,25 +301,22 @@ KTEST(polled_grace_periods)
 	for (int i = 0; i < 5000 && !done; i++) {
 		done = ksync_poll_state_synchronize_srcu(&ss, c2);
 		if (!done)
-			sleep_ms(1);
+			kt_sleep_ms(1);
 	}
 	KCHECK(done);
 
 	/* A reader in the way holds polled grace periods off. */
 	int idx = ksync_srcu_read_lock(&ss);
 	unsigned long c3 = ksync_start_poll_synchronize_srcu(&ss);
-	sleep_ms(20);
+	kt_sleep_ms(20);
 	KCHECK(!ksync_poll_state_synchronize_srcu(&ss, c3));
 	ksync_srcu_read_unlock(&ss, idx);
 	ksync_srcu_barrier(&ss);
-	for (int i = 0; i < 5000 && !ksync_poll_state_synchronize_srcu(&ss, c3); i++)
-		sleep_ms(1);
+	KT_POLL_UNTIL_MS(ksync_poll_state_synchronize_srcu(&ss, c3), 5000);
 	KCHECK(ksync_poll_state_synchronize_srcu(&ss, c3));
 
 	/* Wrap-safe cookies: gp_seq just below the wrap. */
-	pthread_mutex_lock(&ss.gp_mutex);
-	ss.gp_seq = (unsigned long)-4;
-	pthread_mutex_unlock(&ss.gp_mutex);
+	kt_srcu_set_gp_seq(&ss, (unsigned long)-4);
 	unsigned long w = ksync_get_state_synchronize_srcu(&ss);
 	KCHECK_EQ(w, (unsigned long)-2);
 	KCHECK(!ksync_poll_state_synchronize_srcu(&ss, w));
@@ -440,7 +421,7 @@ KTEST(misuse_is_reported)
 	unsigned long w2 = ksync_warn_count;
 	ksync_cleanup_srcu_struct(&ss);
 	KCHECK(ksync_warn_count > w2);
-	KCHECK(ss.id != 0);
+	KCHECK(kt_srcu_id(&ss) != 0);
 	ksync_srcu_read_unlock(&ss, idx);
 	ksync_synchronize_srcu(&ss);
 
@@ -449,11 +430,11 @@ KTEST(misuse_is_reported)
 	struct obj *o = (struct obj *)malloc(sizeof(*o));
 	freed = 0;
 	ksync_call_srcu(&ss, &o->rh, free_obj);
-	sleep_ms(5);
+	kt_sleep_ms(5);
 	unsigned long w3 = ksync_warn_count;
 	ksync_srcu_read_unlock(&ss, idx);
 	/* the callback may already run now; only check when it has not */
-	if (ksync_ulong_load(&ss.cb_count)) {
+	if (kt_srcu_cb_count(&ss)) {
 		ksync_cleanup_srcu_struct(&ss);
 		KCHECK(ksync_warn_count > w3 || freed == 1);
 	}
@@ -494,7 +475,7 @@ KTEST(thread_exit_frees_slots)
 		pthread_create(&t, NULL, short_lived, &ss);
 		pthread_join(t, NULL);
 	}
-	KCHECK_EQ(count_slots(&ss), 0);
+	KCHECK_EQ(kt_srcu_count_slots(&ss), 0);
 	thread_slots_ok = 1;
 	ksync_synchronize_srcu(&ss);
 	ksync_cleanup_srcu_struct(&ss);
@@ -561,8 +542,7 @@ static void *hold_until_told(void *p)
 	struct holder *h = (struct holder *)p;
 	int idx = ksync_srcu_read_lock(h->ssp);
 	__atomic_store_n(&h->entered, 1, __ATOMIC_SEQ_CST);
-	while (!__atomic_load_n(&h->release, __ATOMIC_SEQ_CST))
-		sleep_ms(1);
+	KT_POLL_UNTIL(__atomic_load_n(&h->release, __ATOMIC_SEQ_CST));
 	ksync_srcu_read_unlock(h->ssp, idx);
 	return NULL;
 }
@@ -575,8 +555,7 @@ KTEST(domains_are_independent)
 	struct holder h = { &a, 0, 0 };
 	pthread_t t;
 	pthread_create(&t, NULL, hold_until_told, &h);
-	while (!__atomic_load_n(&h.entered, __ATOMIC_SEQ_CST))
-		sleep_ms(1);
+	KT_POLL_UNTIL(__atomic_load_n(&h.entered, __ATOMIC_SEQ_CST));
 	/* A reader asleep in A: grace periods of B complete (else: hang). */
 	for (int i = 0; i < 10; i++)
 		ksync_synchronize_srcu(&b);
@@ -607,19 +586,17 @@ KTEST(concurrent_synchronize_shares_grace_periods)
 	struct holder h = { &ss, 0, 0 };
 	pthread_t t, c[N];
 	pthread_create(&t, NULL, hold_until_told, &h);
-	while (!__atomic_load_n(&h.entered, __ATOMIC_SEQ_CST))
-		sleep_ms(1);
-	unsigned long before = ksync_ulong_load(&ss.gp_seq);
+	KT_POLL_UNTIL(__atomic_load_n(&h.entered, __ATOMIC_SEQ_CST));
+	unsigned long before = kt_srcu_gp_seq(&ss);
 	for (int i = 0; i < N; i++)
 		pthread_create(&c[i], NULL, sync_caller, &ss);
-	while (__atomic_load_n(&sync_callers_in, __ATOMIC_SEQ_CST) < N)
-		sleep_ms(1);
-	sleep_ms(50); /* let them all queue behind the blocked grace period */
+	KT_POLL_UNTIL(__atomic_load_n(&sync_callers_in, __ATOMIC_SEQ_CST) >= N);
+	kt_sleep_ms(50); /* let them all queue behind the blocked grace period */
 	__atomic_store_n(&h.release, 1, __ATOMIC_SEQ_CST);
 	for (int i = 0; i < N; i++)
 		pthread_join(c[i], NULL);
 	pthread_join(t, NULL);
-	unsigned long gps = (ksync_ulong_load(&ss.gp_seq) - before) / 2;
+	unsigned long gps = (kt_srcu_gp_seq(&ss) - before) / 2;
 	/*
 	 * One blocked grace period, then one more serves all later arrivals
 	 * (typically 2 in all; the bound leaves room for a slow scheduler).
@@ -659,17 +636,6 @@ static void fork_barrier_cb(struct ksync_rcu_head *h)
 	free(ksync_container_of(h, struct obj, rh));
 }
 
-static int queued_barrier_markers(struct ksync_srcu_struct *ssp)
-{
-	int n = 0;
-	/* Acquire: pairs with the fully ordered push of ksync_call_srcu()/barrier. */
-	for (struct ksync_rcu_head *h = __atomic_load_n((struct ksync_rcu_head **)&ssp->cb_stack,
-							__ATOMIC_ACQUIRE);
-	     h; h = h->next)
-		n += h->func == ksync__srcu_barrier_cb;
-	return n;
-}
-
 KTEST(fork_while_another_thread_waits_in_barrier)
 {
 	struct ksync_srcu_struct ss;
@@ -678,24 +644,21 @@ KTEST(fork_while_another_thread_waits_in_barrier)
 	pthread_t reader, waiter;
 
 	pthread_create(&reader, NULL, hold_until_told, &h);
-	while (!__atomic_load_n(&h.entered, __ATOMIC_SEQ_CST))
-		sleep_ms(1);
+	KT_POLL_UNTIL(__atomic_load_n(&h.entered, __ATOMIC_SEQ_CST));
 	freed = 0;
 	struct obj *o = (struct obj *)malloc(sizeof(*o));
 	ksync_call_srcu(&ss, &o->rh, fork_barrier_cb);
 	/* The helper takes that batch and waits for the reader. */
-	while (ksync_ptr_load(&ss.cb_stack) != NULL)
-		sleep_ms(1);
+	KT_POLL_UNTIL(kt_srcu_cb_stack_empty(&ss));
 	pthread_create(&waiter, NULL, barrier_waiter, &ss);
 	/* The waiter's marker is queued behind the helper's grace period. */
-	while (queued_barrier_markers(&ss) == 0)
-		sleep_ms(1);
+	KT_POLL_UNTIL(kt_srcu_queued_barrier_markers(&ss) > 0);
 	fflush(stdout);
 	fflush(stderr);
 	pid_t pid = fork();
 	if (pid == 0) {
 		int bad = 0;
-		if (queued_barrier_markers(&ss) != 0)
+		if (kt_srcu_queued_barrier_markers(&ss) != 0)
 			bad |= 1; /* a marker of a thread that does not exist here */
 		if (!KT_TSAN) { /* TSan: no threads in the child of a threaded fork */
 			pthread_t t[4];
@@ -784,15 +747,12 @@ KTEST(fork_from_a_callback_with_a_barrier_in_its_batch)
 	ksync_init_srcu_struct(&ss);
 	h = (struct holder){ &ss, 0, 0 };
 	pthread_create(&reader, NULL, hold_until_told, &h);
-	while (!__atomic_load_n(&h.entered, __ATOMIC_SEQ_CST))
-		sleep_ms(1);
+	KT_POLL_UNTIL(__atomic_load_n(&h.entered, __ATOMIC_SEQ_CST));
 	ksync_call_srcu(&ss, &first, nop_cb);
-	while (ksync_ptr_load(&ss.cb_stack) != NULL) /* the helper took it, waits for the reader */
-		sleep_ms(1);
+	KT_POLL_UNTIL(kt_srcu_cb_stack_empty(&ss)); /* the helper took it, waits for the reader */
 	ksync_call_srcu(&ss, &forker, forking_cb);
 	pthread_create(&waiter, NULL, barrier_waiter, &ss);
-	while (queued_barrier_markers(&ss) == 0)
-		sleep_ms(1);
+	KT_POLL_UNTIL(kt_srcu_queued_barrier_markers(&ss) > 0);
 	__atomic_store_n(&h.release, 1, __ATOMIC_SEQ_CST);
 	pthread_join(reader, NULL);
 	pthread_join(waiter, NULL); /* the barrier returns in the parent */
@@ -802,7 +762,7 @@ KTEST(fork_from_a_callback_with_a_barrier_in_its_batch)
 	/* The child finished the batch without the marker and ended (status 0). */
 	KCHECK(WIFEXITED(status));
 	KCHECK_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0);
-	KCHECK_EQ(ksync_ulong_load(&ss.cb_count), 0);
+	KCHECK_EQ(kt_srcu_cb_count(&ss), 0);
 	ksync_cleanup_srcu_struct(&ss);
 }
 
@@ -823,27 +783,23 @@ KTEST(cancel_a_thread_waiting_in_barrier)
 	ksync_init_srcu_struct(&ss);
 	h = (struct holder){ &ss, 0, 0 };
 	pthread_create(&reader, NULL, hold_until_told, &h);
-	while (!__atomic_load_n(&h.entered, __ATOMIC_SEQ_CST))
-		sleep_ms(1);
+	KT_POLL_UNTIL(__atomic_load_n(&h.entered, __ATOMIC_SEQ_CST));
 	ksync_call_srcu(&ss, &first, nop_cb);
-	while (ksync_ptr_load(&ss.cb_stack) != NULL)
-		sleep_ms(1);
+	KT_POLL_UNTIL(kt_srcu_cb_stack_empty(&ss));
 	pthread_create(&waiter, NULL, barrier_waiter, &ss);
-	while (queued_barrier_markers(&ss) == 0)
-		sleep_ms(1);
+	KT_POLL_UNTIL(kt_srcu_queued_barrier_markers(&ss) > 0);
 	/* The marker is queued: the waiter is in (or entering) its wait. */
 	KCHECK_EQ(pthread_cancel(waiter), 0);
 	__atomic_store_n(&h.release, 1, __ATOMIC_SEQ_CST);
 	pthread_join(reader, NULL);
 	pthread_join(waiter, NULL);
-	int busy = pthread_mutex_trylock(&ss.cb_lock);
+	int busy = kt_srcu_cb_lock_busy(&ss);
 	KCHECK_EQ(busy, 0);
 	if (busy) /* the helper is stuck on cb_lock: leak the domain rather than hang */
 		return;
-	pthread_mutex_unlock(&ss.cb_lock);
 	ksync_srcu_barrier(&ss);
-	KCHECK_EQ(queued_barrier_markers(&ss), 0);
-	KCHECK_EQ(ksync_ulong_load(&ss.cb_count), 0);
+	KCHECK_EQ(kt_srcu_queued_barrier_markers(&ss), 0);
+	KCHECK_EQ(kt_srcu_cb_count(&ss), 0);
 	ksync_cleanup_srcu_struct(&ss);
 }
 
