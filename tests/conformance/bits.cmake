@@ -1,0 +1,1 @@
+# bits.h, bitops.h, find.h, bitmap.h conformance

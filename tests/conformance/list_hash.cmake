@@ -1,0 +1,1 @@
+# list.h, hlist, hash.h, hashtable.h conformance
