@@ -44,11 +44,15 @@ else
 	echo "note: liburcu-memb not found by pkg-config: checking coexistence with CK only"
 fi
 
-for h in "$inc"/ksync/*.h; do
-	name=ksync/$(basename "$h")
+# The canonical headers in every mode; the kernel-spelling headers of
+# ksync/linux/ (thin tables of #defines) in the default mode.
+for h in "$inc"/ksync/*.h "$inc"/ksync/linux/*.h; do
+	name=${h#"$inc"/}
 	printf '#include <%s>\n#include <%s>\n' "$name" "$name" >"$work/one.c"
 	cp "$work/one.c" "$work/one.cc"
-	for mode in "" "-DKSYNC_ATOMIC_BUILTINS" "-DKSYNC_DEBUG"; do
+	modes=("" "-DKSYNC_ATOMIC_BUILTINS" "-DKSYNC_DEBUG")
+	case $name in ksync/linux/*) modes=("") ;; esac
+	for mode in "${modes[@]}"; do
 		for c in "${compilers[@]}"; do
 			check "$name as C11 with $c $mode" \
 				$c -std=c11 -Wall -Wextra -Werror $mode -I"$inc" $ck_flags -c "$work/one.c" -o "$work/one.o"

@@ -44,5 +44,16 @@ if grep -rnE '#[[:space:]]*include.*(shrinker|\.\./shrinker)' "$src/lib/memgroup
 	echo "FAIL: lib/memgroup includes the shrinker registry (a module above it)"
 	bad=$((bad + 1))
 fi
+# The kernel-spelling headers must not shadow a system uapi header of the
+# same name (a port puts <include>/ksync on its include path, see
+# docs/porting.md): none may be named like a file of /usr/include/linux.
+if [ -d /usr/include/linux ]; then
+	for f in "$inc"/linux/*.h; do
+		if [ -e "/usr/include/linux/$(basename "$f")" ]; then
+			echo "FAIL: ksync/linux/$(basename "$f") would shadow the uapi <linux/$(basename "$f")>"
+			bad=$((bad + 1))
+		fi
+	done
+fi
 echo "include direction: $checked includes checked, $bad violations"
 [ "$bad" -eq 0 ]
