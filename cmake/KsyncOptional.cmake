@@ -12,7 +12,7 @@
 #   spin (program)                  the srcu_model test          KSYNC_SPIN
 #   clang's libFuzzer               fuzzers                      KSYNC_HAVE_LIBFUZZER
 #
-# (tests/header_hygiene.sh looks for g++/clang++ and liburcu itself, at test
+# (tests/hygiene/header_hygiene.sh looks for g++/clang++ and liburcu itself, at test
 # time, and says which of its checks it skips.)
 # Included from the top-level CMakeLists.txt, at its directory scope:
 # enable_language(CXX) and the imported targets must live there.
@@ -82,7 +82,7 @@ if(KSYNC_BUILD_BENCH)
   endif()
 endif()
 
-# The Promela model of SRCU (tests/srcu.cmake) is checked by spin.
+# The Promela model of SRCU (tests/model/) is checked by spin.
 if(KSYNC_BUILD_TESTS)
   find_program(KSYNC_SPIN spin)
   mark_as_advanced(KSYNC_SPIN)

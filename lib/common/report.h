@@ -13,7 +13,7 @@
  *    nothing wrong.
  *
  * docs/errors.md holds the table of every (call, condition, errno, report);
- * tests/error_rule_test.c walks it.
+ * tests/unit/error_rule_test.c walks it.
  */
 #ifndef KSYNC_LIB_COMMON_REPORT_H
 #define KSYNC_LIB_COMMON_REPORT_H

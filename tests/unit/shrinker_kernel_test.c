@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Kernel-shaped shrinker code compiled through <ksync/kernel.h> alone: the
+ * Kernel-shaped shrinker code compiled through <ksync/kernel.h> and
+ * <ksync/linux/shrinker.h> alone: the
  * 6.7 shape (shrinker_alloc/shrinker_register/shrinker_free) and the classic
  * one (register_shrinker/unregister_shrinker, prealloc_shrinker/
  * register_shrinker_prepared/free_prealloced_shrinker), shrink_slab(),
  * set_shrinker_bit(), synchronize_shrinkers(), on the default registry.
  */
 #include <ksync/kernel.h>
+#include <ksync/linux/shrinker.h> /* the registry's spellings are not in kernel.h */
 
 #include "ktest.h"
 
