@@ -20,8 +20,9 @@
  * Lifecycle (&enum ksync_memgroup_state):
  *  - ONLINE: ksync_memgroup_create() ran every client's online hook;
  *  - DYING: ksync_memgroup_offline() runs the clients' offline hooks, in
- *    registration order; a client moves the group's work to the parent
- *    there (the shrinker registry moves its deferred work);
+ *    their order (&struct ksync_memgroup_client.order); a client moves the
+ *    group's work to the parent there (the shrinker registry moves its
+ *    deferred work);
  *  - DEAD: the hooks have run and the creator's reference is dropped; other
  *    references (ksync_memgroup_get()/tryget()) keep the memory;
  *  - FREED: the last reference is gone: the release hooks ran (reverse
@@ -85,13 +86,29 @@ enum ksync_memgroup_state {
  *	wait for readers; called without the set's mutex. May be NULL.
  * @release: the last reference is gone: free the group's state. Called
  *	from whichever thread drops the last reference. May be NULL.
+ * @order: where the hooks run among the set's clients: online and offline
+ *	in ascending order, release in descending order (equal orders: by
+ *	slot). See KSYNC_MEMGROUP_ORDER_*.
  */
 struct ksync_memgroup_client {
 	const char *name;
 	int (*online)(struct ksync_memgroup *g, int slot, void *priv);
 	void (*offline)(struct ksync_memgroup *g, int slot, void *priv);
 	void (*release)(struct ksync_memgroup *g, int slot, void *priv);
+	int order;
 };
+
+/*
+ * Orders of the clients ksync ships (&struct ksync_memgroup_client.order):
+ * the order in which going offline must run their hooks, as the kernel
+ * learned it: LRU lists are reparented first (objects on them may be
+ * charged), then the charge handles, then deferred shrinker work moves,
+ * and statistics are flushed last (the steps before may still update them).
+ */
+#define KSYNC_MEMGROUP_ORDER_LRU 100
+#define KSYNC_MEMGROUP_ORDER_OBJCG 200
+#define KSYNC_MEMGROUP_ORDER_SHRINKER 300
+#define KSYNC_MEMGROUP_ORDER_STATS 400
 
 /** ksync_memgroup_set_create() - an empty hierarchy. Return: the set or NULL (-ENOMEM). */
 struct ksync_memgroup_set *ksync_memgroup_set_create(void);

@@ -9,18 +9,18 @@
  * mutex except the running of the offline and release hooks, which happens
  * outside it (a hook may wait for readers, and readers may create groups).
  *
- *   create   under the mutex: online hooks in slot order (a failure runs the
- *            release hooks of the clients already called, and frees the
- *            group); the group takes a reference on its parent and counts
+ *   create   under the mutex: online hooks in the clients' order (a failure
+ *            runs the release hooks of the clients already called, in
+ *            reverse, and frees the group); the group takes a reference on its parent and counts
  *            as one of its online children; state ONLINE (release, M1).
  *   offline  under the mutex: ONLINE -> DYING, refused while online children
  *            remain; the clients to call are those whose online hook ran on
  *            this group (g->onlined: a client registered later never saw
- *            it). Hooks run unlocked, in slot order; then, under the mutex,
+ *            it). Hooks run unlocked, in the clients' order; then, under the mutex,
  *            DEAD and the parent's online-children count drops; then the
  *            creator's reference is dropped.
  *   release  the last put: under the mutex the group leaves the set's list;
- *            release hooks run unlocked in reverse slot order; the group is
+ *            release hooks run unlocked in reverse order; the group is
  *            freed after a grace period of set->srcu (readers that found it
  *            inside a read section may still look at it) and its reference
  *            on the parent is dropped, which may release the parent.
@@ -69,19 +69,38 @@ struct ksync_memgroup {
 	struct ksync_rcu_head rcu;
 };
 
-/* The hooks a group's transition calls, copied under the mutex. */
+/*
+ * The hooks a group's transition calls, copied under the mutex and sorted by
+ * the clients' order (then slot): @nr entries.
+ */
 struct hook_batch {
+	int nr;
+	int slot[KSYNC_MEMGROUP_MAX_CLIENTS];
 	const struct ksync_memgroup_client *client[KSYNC_MEMGROUP_MAX_CLIENTS];
 	void *priv[KSYNC_MEMGROUP_MAX_CLIENTS];
 };
 
-static void batch_take_locked(const struct ksync_memgroup *g, struct hook_batch *b)
+/* The clients of @set in hook order; those of @mask only (a bit per slot). */
+static void batch_take_locked(const struct ksync_memgroup_set *set, unsigned int mask,
+			      struct hook_batch *b)
 {
+	b->nr = 0;
 	for (int i = 0; i < KSYNC_MEMGROUP_MAX_CLIENTS; i++) {
-		bool called = g->onlined & (1U << i);
+		const struct ksync_memgroup_client *c = set->clients[i];
+		int k;
 
-		b->client[i] = called ? g->set->clients[i] : NULL;
-		b->priv[i] = called ? g->set->priv[i] : NULL;
+		if (!c || !(mask & (1U << i)))
+			continue;
+		/* Insertion sort by order; equal orders keep slot order. */
+		for (k = b->nr; k > 0 && b->client[k - 1]->order > c->order; k--) {
+			b->slot[k] = b->slot[k - 1];
+			b->client[k] = b->client[k - 1];
+			b->priv[k] = b->priv[k - 1];
+		}
+		b->slot[k] = i;
+		b->client[k] = c;
+		b->priv[k] = set->priv[i];
+		b->nr++;
 	}
 }
 
@@ -224,12 +243,12 @@ static void group_release(struct ksync_memgroup *g)
 	struct hook_batch b;
 
 	pthread_mutex_lock(&set->mutex);
-	batch_take_locked(g, &b);
+	batch_take_locked(set, g->onlined, &b);
 	set_state(g, KSYNC_MEMGROUP_FREED);
 	pthread_mutex_unlock(&set->mutex);
-	for (int i = KSYNC_MEMGROUP_MAX_CLIENTS - 1; i >= 0; i--)
-		if (b.client[i] && b.client[i]->release)
-			b.client[i]->release(g, i, b.priv[i]);
+	for (int k = b.nr - 1; k >= 0; k--)
+		if (b.client[k]->release)
+			b.client[k]->release(g, b.slot[k], b.priv[k]);
 	pthread_mutex_lock(&set->mutex);
 	ksync_list_del(&g->link);
 	set->nr_groups--;
@@ -245,6 +264,7 @@ struct ksync_memgroup *ksync__memgroup_create(KSYNC_SITE_ARGS, struct ksync_memg
 	struct ksync_site at = KSYNC_SITE_INIT;
 
 	struct ksync_memgroup *g;
+	struct hook_batch b;
 	int ret = 0, i;
 
 	if (parent)
@@ -265,21 +285,18 @@ struct ksync_memgroup *ksync__memgroup_create(KSYNC_SITE_ARGS, struct ksync_memg
 		return NULL;
 	}
 	g->id = set->next_id++;
-	for (i = 0; i < KSYNC_MEMGROUP_MAX_CLIENTS; i++) {
-		const struct ksync_memgroup_client *c = set->clients[i];
-
-		if (!c)
-			continue;
-		ret = c->online(g, i, set->priv[i]);
+	batch_take_locked(set, ~0U, &b);
+	for (i = 0; i < b.nr; i++) {
+		ret = b.client[i]->online(g, b.slot[i], b.priv[i]);
 		if (ret)
 			break;
-		g->onlined |= 1U << i;
-		KSYNC_WRITE_ONCE(g->head.client[i], c);
+		g->onlined |= 1U << b.slot[i];
+		KSYNC_WRITE_ONCE(g->head.client[b.slot[i]], b.client[i]);
 	}
 	if (ret) {
-		for (i = KSYNC_MEMGROUP_MAX_CLIENTS - 1; i >= 0; i--)
-			if ((g->onlined & (1U << i)) && set->clients[i]->release)
-				set->clients[i]->release(g, i, set->priv[i]);
+		while (--i >= 0)
+			if (b.client[i]->release)
+				b.client[i]->release(g, b.slot[i], b.priv[i]);
 		pthread_mutex_unlock(&set->mutex);
 		free(g);
 		return NULL;
@@ -313,12 +330,12 @@ int ksync__memgroup_offline(KSYNC_SITE_ARGS, struct ksync_memgroup *g)
 		return -EBUSY;
 	}
 	set_state(g, KSYNC_MEMGROUP_DYING);
-	batch_take_locked(g, &b);
+	batch_take_locked(set, g->onlined, &b);
 	pthread_mutex_unlock(&set->mutex);
 
-	for (int i = 0; i < KSYNC_MEMGROUP_MAX_CLIENTS; i++)
-		if (b.client[i] && b.client[i]->offline)
-			b.client[i]->offline(g, i, b.priv[i]);
+	for (int k = 0; k < b.nr; k++)
+		if (b.client[k]->offline)
+			b.client[k]->offline(g, b.slot[k], b.priv[k]);
 
 	pthread_mutex_lock(&set->mutex);
 	set_state(g, KSYNC_MEMGROUP_DEAD);

@@ -25,6 +25,7 @@ const struct ksync_memgroup_client ksync__shrinker_group_client = {
 	.online = info_online,
 	.offline = info_offline,
 	.release = info_release,
+	.order = KSYNC_MEMGROUP_ORDER_SHRINKER,
 };
 
 /* The registry's state in @g, or NULL if @g is not a group of a registry. */

@@ -309,7 +309,7 @@ static void c_mg_children(struct seen *s)
 static void c_mg_client_nohook(struct seen *s)
 {
 	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
-	static const struct ksync_memgroup_client nohook = { "nohook", NULL, NULL, NULL };
+	static const struct ksync_memgroup_client nohook = { "nohook", NULL, NULL, NULL, 0 };
 	TWICE_NUM(s, ksync_memgroup_client_register(set, &nohook, NULL));
 	KASSERT(ksync_memgroup_set_destroy(set) == 0);
 }
@@ -317,7 +317,7 @@ static void c_mg_client_nohook(struct seen *s)
 static void c_mg_client_groups(struct seen *s)
 {
 	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
-	static const struct ksync_memgroup_client c = { "c", on_online, NULL, NULL };
+	static const struct ksync_memgroup_client c = { "c", on_online, NULL, NULL, 0 };
 	int slot = ksync_memgroup_client_register(set, &c, NULL);
 	struct ksync_memgroup *g = ksync_memgroup_create(set, NULL);
 	TWICE_NUM(s, ksync_memgroup_client_unregister(set, slot));

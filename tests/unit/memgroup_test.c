@@ -26,10 +26,16 @@ struct log_client {
 	int live; /* groups holding this client's state */
 };
 
+/* Every hook of every client, in the order they ran: tag, then + online, - offline, . release. */
+static char order_log[256];
+
 static void log_event(struct log_client *lc, char ev, const struct ksync_memgroup *g)
 {
 	size_t n = strlen(lc->log);
 	snprintf(lc->log + n, sizeof(lc->log) - n, "%c%c%d;", lc->tag, ev, ksync_memgroup_id(g));
+	n = strlen(order_log);
+	snprintf(order_log + n, sizeof(order_log) - n, "%c%c", lc->tag,
+		 ev == 'o' ? '+' : ev == 'x' ? '-' : '.');
 }
 
 static int lc_online(struct ksync_memgroup *g, int slot, void *priv)
@@ -69,7 +75,7 @@ static void lc_release(struct ksync_memgroup *g, int slot, void *priv)
 static void lc_init(struct log_client *lc, char tag)
 {
 	memset(lc, 0, sizeof(*lc));
-	lc->c = (struct ksync_memgroup_client){ "log", lc_online, lc_offline, lc_release };
+	lc->c = (struct ksync_memgroup_client){ "log", lc_online, lc_offline, lc_release, 0 };
 	lc->tag = tag;
 	lc->fail_online_of = -1;
 }
@@ -124,6 +130,29 @@ KTEST(lifecycle_states_and_hook_order)
 	KCHECK_EQ(ksync_memgroup_client_unregister(set, a.slot), 0);
 	KCHECK_EQ(ksync_memgroup_client_unregister(set, b.slot), 0);
 	KCHECK_EQ(ksync_memgroup_client_unregister(set, b.slot), -ENOENT);
+	KCHECK_EQ(ksync_memgroup_set_destroy(set), 0);
+}
+
+KTEST(hooks_run_in_client_order)
+{
+	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
+	struct log_client late, early;
+
+	lc_init(&late, 'S');
+	lc_init(&early, 'L');
+	late.c.order = KSYNC_MEMGROUP_ORDER_STATS;  /* registered first, runs last */
+	early.c.order = KSYNC_MEMGROUP_ORDER_LRU;
+	late.slot = ksync_memgroup_client_register(set, &late.c, &late);
+	early.slot = ksync_memgroup_client_register(set, &early.c, &early);
+	order_log[0] = '\0';
+	struct ksync_memgroup *g = ksync_memgroup_create(set, NULL);
+	KCHECK_EQ(ksync_memgroup_offline(g), 0);
+	/* Online and offline: L before S; release: S before L. */
+	KCHECK(strcmp(early.log, "Lo0;Lx0;Lr0;") == 0);
+	KCHECK(strcmp(late.log, "So0;Sx0;Sr0;") == 0);
+	KCHECK(strcmp(order_log, "L+S+L-S-S.L.") == 0);
+	KCHECK_EQ(ksync_memgroup_client_unregister(set, late.slot), 0);
+	KCHECK_EQ(ksync_memgroup_client_unregister(set, early.slot), 0);
 	KCHECK_EQ(ksync_memgroup_set_destroy(set), 0);
 }
 
