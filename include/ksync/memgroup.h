@@ -110,14 +110,27 @@ struct ksync_memgroup_client {
 #define KSYNC_MEMGROUP_ORDER_SHRINKER 300
 #define KSYNC_MEMGROUP_ORDER_STATS 400
 
-/** ksync_memgroup_set_create() - an empty hierarchy. Return: the set or NULL (-ENOMEM). */
+/** KSYNC_MEMGROUP_MAX_NODES - most nodes a set's statistics may have. */
+#define KSYNC_MEMGROUP_MAX_NODES 64
+
+/**
+ * ksync_memgroup_set_create_nodes() - an empty hierarchy whose statistics
+ * have @nr_nodes nodes (1..%KSYNC_MEMGROUP_MAX_NODES).
+ *
+ * Every set has two built-in clients: charge handles and statistics
+ * (<ksync/objcg.h>). Return: the set, or NULL (bad @nr_nodes, out of memory).
+ */
+struct ksync_memgroup_set *ksync_memgroup_set_create_nodes(int nr_nodes);
+
+/** ksync_memgroup_set_create() - ksync_memgroup_set_create_nodes(1). */
 struct ksync_memgroup_set *ksync_memgroup_set_create(void);
 
 /**
  * ksync_memgroup_set_destroy() - free an empty set.
  * @set: the set
  *
- * Every group must be freed and every client unregistered first; if not,
+ * Every group must be freed and every client (but the built-in ones)
+ * unregistered first; if not,
  * that is reported and the set is leaked rather than freed under its users.
  * Waits for queued frees. Return: 0 or -EBUSY.
  */

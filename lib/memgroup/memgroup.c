@@ -39,35 +39,12 @@
 #include <ksync/rcupdate.h>
 #include <ksync/srcu.h>
 
-#include "../common/report.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct ksync_memgroup_set {
-	struct ksync_srcu_struct srcu;
-	pthread_mutex_t mutex;
-	struct ksync_list_head groups; /* every group not yet released; under mutex */
-	const struct ksync_memgroup_client *clients[KSYNC_MEMGROUP_MAX_CLIENTS];
-	void *priv[KSYNC_MEMGROUP_MAX_CLIENTS];
-	int nr_groups;
-	int next_id;
-};
-
-struct ksync_memgroup {
-	struct ksync__memgroup_head head; /* first: read inline by ksync_memgroup_client_state() */
-	struct ksync_memgroup_set *set;
-	struct ksync_memgroup *parent;
-	int id;
-	int state;                 /* enum ksync_memgroup_state; M1 */
-	int nr_online_children;    /* under set->mutex */
-	unsigned int onlined;      /* clients whose online hook ran here; under set->mutex */
-	ksync_atomic_t refcount;   /* M2 */
-	struct ksync_list_head link; /* set->groups */
-	struct ksync_rcu_head rcu;
-};
 
 /*
  * The hooks a group's transition calls, copied under the mutex and sorted by
@@ -109,19 +86,34 @@ static void set_state(struct ksync_memgroup *g, enum ksync_memgroup_state st)
 	ksync_smp_store_release(&g->state, (int)st); /* M1 */
 }
 
-struct ksync_memgroup_set *ksync_memgroup_set_create(void)
+struct ksync_memgroup_set *ksync_memgroup_set_create_nodes(int nr_nodes)
 {
-	struct ksync_memgroup_set *set = calloc(1, sizeof(*set));
+	struct ksync_memgroup_set *set;
 
+	if (nr_nodes < 1 || nr_nodes > KSYNC_MEMGROUP_MAX_NODES)
+		return NULL;
+	set = calloc(1, sizeof(*set));
 	if (!set)
 		return NULL;
-	if (ksync_init_srcu_struct(&set->srcu) != 0) {
+	set->nr_nodes = nr_nodes;
+	set->root_stats = calloc((size_t)nr_nodes * KSYNC_MEMGROUP_NR_STATS, sizeof(ksync_atomic_long_t));
+	if (!set->root_stats || ksync_init_srcu_struct(&set->srcu) != 0) {
+		free(set->root_stats);
 		free(set);
 		return NULL;
 	}
 	pthread_mutex_init(&set->mutex, NULL);
+	pthread_mutex_init(&set->objcg_lock, NULL);
 	ksync_init_list_head(&set->groups);
+	/* The built-in clients: charge handles and statistics. */
+	set->objcg_slot = ksync_memgroup_client_register(set, &ksync__objcg_client, set);
+	set->stats_slot = ksync_memgroup_client_register(set, &ksync__stats_client, set);
 	return set;
+}
+
+struct ksync_memgroup_set *ksync_memgroup_set_create(void)
+{
+	return ksync_memgroup_set_create_nodes(1);
 }
 
 int ksync__memgroup_set_destroy(KSYNC_SITE_ARGS, struct ksync_memgroup_set *set)
@@ -135,13 +127,19 @@ int ksync__memgroup_set_destroy(KSYNC_SITE_ARGS, struct ksync_memgroup_set *set)
 	pthread_mutex_lock(&set->mutex);
 	busy = set->nr_groups != 0;
 	for (int i = 0; i < KSYNC_MEMGROUP_MAX_CLIENTS; i++)
-		busy |= set->clients[i] != NULL;
+		busy |= set->clients[i] != NULL && i != set->objcg_slot && i != set->stats_slot;
+	if (!busy) {
+		set->clients[set->objcg_slot] = NULL;
+		set->clients[set->stats_slot] = NULL;
+	}
 	pthread_mutex_unlock(&set->mutex);
 	if (MISUSE(at, busy, "ksync_memgroup_set_destroy: groups or clients remain; leaking the set"))
 		return -EBUSY;
-	ksync_srcu_barrier(&set->srcu); /* queued group frees */
+	ksync_srcu_barrier(&set->srcu); /* queued group and handle frees, final stat moves */
 	ksync_cleanup_srcu_struct(&set->srcu);
 	pthread_mutex_destroy(&set->mutex);
+	pthread_mutex_destroy(&set->objcg_lock);
+	free(set->root_stats);
 	free(set);
 	return 0;
 }

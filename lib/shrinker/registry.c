@@ -168,7 +168,7 @@ struct ksync_shrinker_registry *ksync__shrinker_registry_create(KSYNC_SITE_ARGS,
 	reg->group_slot = -1;
 	if (shrinker_ids_init(reg) != 0)
 		goto fail;
-	reg->groups = ksync_memgroup_set_create();
+	reg->groups = ksync_memgroup_set_create_nodes(nr_nodes);
 	if (!reg->groups)
 		goto fail;
 	reg->group_slot = ksync_memgroup_client_register(reg->groups, &ksync__shrinker_group_client, reg);

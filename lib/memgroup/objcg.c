@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * lib/memgroup/objcg.c - charge handles (the kernel's obj_cgroup).
+ *
+ * Theory of operation
+ * -------------------
+ * Every online group has one current handle; the group holds a reference on
+ * it. Objects are charged to handles, and take references on them, never on
+ * groups. A handle points at a group (->group, an RCU pointer of the set's
+ * SRCU domain) and sits on that group's list of handles. Both change only
+ * under set->objcg_lock.
+ *
+ * Going offline (this client's hook runs at KSYNC_MEMGROUP_ORDER_OBJCG, after
+ * the LRU lists moved and before the statistics are flushed): every handle
+ * on the dying group's list is pointed at the parent (O1: rcu_assign_pointer,
+ * pairs with the srcu_dereference in ksync_objcg_group()) and moved to the
+ * parent's list; then the group drops its reference on its own handle. From
+ * then on no handle points at the dying group, and objects no longer pin it:
+ * it is freed once its last direct reference goes.
+ *
+ * A handle whose last reference goes leaves its group's list under the lock
+ * and is freed by call_srcu: a reader that found it through a pointer inside
+ * a read section may still look at it.
+ *
+ * ksync_memgroup_get_objcg() takes its reference with inc_not_zero: the
+ * group's own reference may be dropped by a concurrent offline; a failed
+ * try means the group is no longer online, and the walk moves up.
+ */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+struct ksync_objcg {
+	ksync_atomic_long_t refcount;
+	struct ksync_memgroup *KSYNC_RCU group; /* NULL: the set's root; O1 */
+	struct ksync_memgroup_set *set;
+	struct ksync_list_head link; /* on the group's handles; under set->objcg_lock */
+	struct ksync_rcu_head rcu;
+};
+
+/* The client state of a group. */
+struct objcg_state {
+	struct ksync_objcg *current;   /* the group's own handle (its reference) */
+	struct ksync_list_head handles; /* handles pointing here; under set->objcg_lock */
+};
+
+static int objcg_online(struct ksync_memgroup *g, int slot, void *priv)
+{
+	struct ksync_memgroup_set *set = priv;
+	struct objcg_state *st = calloc(1, sizeof(*st));
+	struct ksync_objcg *h = calloc(1, sizeof(*h));
+
+	if (!st || !h) {
+		free(st);
+		free(h);
+		return -ENOMEM;
+	}
+	ksync_atomic_long_set(&h->refcount, 1); /* the group's */
+	KSYNC_RCU_INIT_POINTER(h->group, g);
+	h->set = set;
+	ksync_init_list_head(&st->handles);
+	pthread_mutex_lock(&set->objcg_lock);
+	ksync_list_add(&h->link, &st->handles);
+	pthread_mutex_unlock(&set->objcg_lock);
+	st->current = h;
+	ksync_memgroup_set_slot(g, slot, st);
+	return 0;
+}
+
+static void objcg_offline(struct ksync_memgroup *g, int slot, void *priv)
+{
+	struct ksync_memgroup_set *set = priv;
+	struct objcg_state *st = ksync_memgroup_slot(g, slot);
+	struct ksync_memgroup *parent = ksync_memgroup_parent(g);
+	struct objcg_state *pst = parent ? ksync_memgroup_slot(parent, slot) : NULL;
+	struct ksync_objcg *h, *n;
+
+	pthread_mutex_lock(&set->objcg_lock);
+	ksync_list_for_each_entry_safe(h, n, &st->handles, link) {
+		/* O1: readers that load the pointer see the parent, online (it has an online child). */
+		ksync_rcu_assign_pointer(h->group, parent);
+		ksync_list_del_init(&h->link);
+		if (pst)
+			ksync_list_add(&h->link, &pst->handles);
+	}
+	pthread_mutex_unlock(&set->objcg_lock);
+	h = st->current;
+	st->current = NULL;
+	ksync_objcg_put(h); /* the group's reference: objects hold the rest */
+}
+
+static void objcg_release(struct ksync_memgroup *g, int slot, void *priv)
+{
+	struct objcg_state *st = ksync_memgroup_slot(g, slot);
+
+	(void)priv;
+	if (!st)
+		return;
+	if (st->current) /* a group whose creation failed in a later client */
+		ksync_objcg_put(st->current);
+	ksync_memgroup_set_slot(g, slot, NULL);
+	free(st);
+}
+
+const struct ksync_memgroup_client ksync__objcg_client = {
+	.name = "objcg",
+	.online = objcg_online,
+	.offline = objcg_offline,
+	.release = objcg_release,
+	.order = KSYNC_MEMGROUP_ORDER_OBJCG,
+};
+
+static void free_rcu_objcg(struct ksync_rcu_head *head)
+{
+	free(ksync_container_of(head, struct ksync_objcg, rcu));
+}
+
+void ksync_objcg_get(struct ksync_objcg *objcg)
+{
+	ksync_atomic_long_inc(&objcg->refcount);
+}
+
+void ksync_objcg_put(struct ksync_objcg *objcg)
+{
+	struct ksync_memgroup_set *set;
+
+	if (!objcg || !ksync_atomic_long_dec_and_test(&objcg->refcount))
+		return;
+	set = objcg->set;
+	pthread_mutex_lock(&set->objcg_lock);
+	if (!ksync_list_empty(&objcg->link))
+		ksync_list_del_init(&objcg->link);
+	pthread_mutex_unlock(&set->objcg_lock);
+	ksync_call_srcu(&set->srcu, &objcg->rcu, free_rcu_objcg);
+}
+
+struct ksync_objcg *ksync_memgroup_get_objcg(struct ksync_memgroup *g)
+{
+	struct ksync_memgroup_set *set = ksync_memgroup_set_of(g);
+	struct ksync_objcg *h = NULL;
+	int idx = ksync_srcu_read_lock(&set->srcu);
+
+	for (; g; g = ksync_memgroup_parent(g)) {
+		struct objcg_state *st;
+
+		if (ksync_memgroup_state(g) != KSYNC_MEMGROUP_ONLINE)
+			continue;
+		st = ksync_memgroup_slot(g, set->objcg_slot);
+		h = st ? KSYNC_READ_ONCE(st->current) : NULL;
+		/* The group's reference may be going: then the group is no longer online. */
+		if (h && ksync_atomic_long_inc_not_zero(&h->refcount))
+			break;
+		h = NULL;
+	}
+	ksync_srcu_read_unlock(&set->srcu, idx);
+	return h;
+}
+
+struct ksync_memgroup *ksync_objcg_group(struct ksync_objcg *objcg)
+{
+	return ksync_srcu_dereference(objcg->group, &objcg->set->srcu); /* O1 */
+}
+
+struct ksync_memgroup *ksync_objcg_get_group(struct ksync_objcg *objcg)
+{
+	struct ksync_memgroup *g;
+
+	for (;;) {
+		int idx = ksync_srcu_read_lock(&objcg->set->srcu);
+
+		g = ksync_objcg_group(objcg);
+		/* A failed try: the group is being released; its handles moved at offline. */
+		bool ok = !g || ksync_memgroup_tryget(g);
+		ksync_srcu_read_unlock(&objcg->set->srcu, idx);
+		if (ok)
+			return g;
+	}
+}
+
+void ksync_objcg_charge(struct ksync_objcg *objcg, int nid, long nr_objects, long bytes)
+{
+	struct ksync_memgroup_set *set = objcg->set;
+	int idx = ksync_srcu_read_lock(&set->srcu);
+	struct ksync_memgroup *g = ksync_objcg_group(objcg);
+
+	if (g) {
+		ksync_memgroup_stat_add(g, nid, KSYNC_MEMGROUP_STAT_OBJECTS, nr_objects);
+		ksync_memgroup_stat_add(g, nid, KSYNC_MEMGROUP_STAT_BYTES, bytes);
+	} else {
+		ksync_atomic_long_add(nr_objects, &set->root_stats[nid * KSYNC_MEMGROUP_NR_STATS +
+								  KSYNC_MEMGROUP_STAT_OBJECTS]);
+		ksync_atomic_long_add(bytes, &set->root_stats[nid * KSYNC_MEMGROUP_NR_STATS +
+							     KSYNC_MEMGROUP_STAT_BYTES]);
+	}
+	ksync_srcu_read_unlock(&set->srcu, idx);
+}
