@@ -45,8 +45,9 @@
  * every helper of <ksync/list.h> on these lists (ksync_list_empty() included).
  *
  * Hash lists (&struct ksync_hlist_head, one pointer per bucket) follow the
- * same rules; the non-RCU basics they need (initialisers,
- * ksync_hlist_unhashed()) are here too.
+ * same rules; their types and non-RCU operations (initialisers,
+ * ksync_hlist_unhashed(), ksync_hlist_empty() for the update side, ...) are
+ * in <ksync/list.h>, which this header includes.
  */
 #ifndef KSYNC_RCULIST_H
 #define KSYNC_RCULIST_H
@@ -389,75 +390,23 @@ static inline void ksync_list_splice_tail_init_rcu(struct ksync_list_head *list,
 	for (; &(pos)->member != (head);                                       \
 	     (pos) = ksync_list_entry_rcu((pos)->member.next, __typeof__(*(pos)), member))
 
+/**
+ * ksync_list_for_each_rcu() - walk the links of an RCU list.
+ * @pos: the &struct ksync_list_head cursor
+ * @head: the list head
+ *
+ * Inside a read section (or under the update lock). R: each link is loaded
+ * with ksync_rcu_dereference_raw(); pairs with A. The kernel has it in
+ * <linux/list.h>; it is here because it needs <ksync/rcupdate.h>.
+ */
+#define ksync_list_for_each_rcu(pos, head)                                     \
+	for ((pos) = ksync_rcu_dereference_raw((head)->next); (pos) != (head); \
+	     (pos) = ksync_rcu_dereference_raw((pos)->next))
+
 /* ======================================================================== */
 /* Hash lists                                                               */
 
-struct ksync_hlist_node;
-
-/** struct ksync_hlist_head - head of a hash list (one pointer; NULL when empty). */
-struct ksync_hlist_head {
-	struct ksync_hlist_node *first;
-};
-
-/**
- * struct ksync_hlist_node - link of a hash-list entry.
- * @next: the next node, or NULL
- * @pprev: the pointer that points at this node (the head's @first or the
- *	previous node's @next); NULL while the node is on no list
- */
-struct ksync_hlist_node {
-	struct ksync_hlist_node *next, **pprev;
-};
-
-#define KSYNC_HLIST_POISON2 ((struct ksync_hlist_node **)(uintptr_t)0x122)
-
-/** KSYNC_HLIST_HEAD_INIT - initialiser of an empty hash list. */
-#define KSYNC_HLIST_HEAD_INIT { NULL }
-/** KSYNC_HLIST_HEAD() - define @name as an empty hash list. */
-#define KSYNC_HLIST_HEAD(name) struct ksync_hlist_head name = KSYNC_HLIST_HEAD_INIT
-
-/** ksync_init_hlist_head() - make @h empty. */
-static inline void ksync_init_hlist_head(struct ksync_hlist_head *h)
-{
-	KSYNC_WRITE_ONCE(h->first, (struct ksync_hlist_node *)NULL);
-}
-
-/** ksync_init_hlist_node() - mark @n as on no list. */
-static inline void ksync_init_hlist_node(struct ksync_hlist_node *n)
-{
-	n->next = NULL;
-	n->pprev = NULL;
-}
-
-/**
- * ksync_hlist_unhashed() - whether @n is on no list (never added, or
- * removed with ksync_hlist_del_init_rcu()).
- * @n: the node
- */
-static inline bool ksync_hlist_unhashed(const struct ksync_hlist_node *n)
-{
-	return !KSYNC_READ_ONCE(n->pprev);
-}
-
-/**
- * ksync_hlist_empty() - whether @h has no node; for the update side (a reader's
- * answer is stale at once, see the DOC: use the walk instead).
- * @h: the hash list
- */
-static inline bool ksync_hlist_empty(const struct ksync_hlist_head *h)
-{
-	return !KSYNC_READ_ONCE(h->first);
-}
-
-/** ksync_hlist_entry() - the entry of type @type embedding node @ptr as @member. */
-#define ksync_hlist_entry(ptr, type, member) ksync_container_of(ptr, type, member)
-
-/** ksync_hlist_entry_safe() - ksync_hlist_entry(), or NULL when @ptr is NULL. */
-#define ksync_hlist_entry_safe(ptr, type, member)                              \
-	__extension__({                                                        \
-		struct ksync_hlist_node *ksync__he_p = (ptr);                  \
-		ksync__he_p ? ksync_hlist_entry(ksync__he_p, type, member) : (type *)NULL; \
-	})
+/* The types and their non-RCU operations are in <ksync/list.h>. */
 
 /**
  * ksync_hlist_add_head_rcu() - insert @n at the front of @h, for RCU readers.
@@ -610,6 +559,28 @@ static inline void ksync_hlist_replace_rcu(struct ksync_hlist_node *old,
 	     (pos) = ksync_hlist_entry_safe(ksync_rcu_dereference_raw((head)->first), \
 					    __typeof__(*(pos)), member);       \
 	     (pos);                                                            \
+	     (pos) = ksync_hlist_entry_safe(ksync_rcu_dereference_raw((pos)->member.next), \
+					    __typeof__(*(pos)), member))
+
+/**
+ * ksync_hlist_for_each_entry_continue_rcu() - walk an RCU hash list on from the entry after @pos.
+ * @pos: the typed cursor, standing on an entry met in the same read section
+ * @member: the name of the node within the entry type
+ */
+#define ksync_hlist_for_each_entry_continue_rcu(pos, member)                   \
+	for ((pos) = ksync_hlist_entry_safe(ksync_rcu_dereference_raw((pos)->member.next), \
+					    __typeof__(*(pos)), member);       \
+	     (pos);                                                            \
+	     (pos) = ksync_hlist_entry_safe(ksync_rcu_dereference_raw((pos)->member.next), \
+					    __typeof__(*(pos)), member))
+
+/**
+ * ksync_hlist_for_each_entry_from_rcu() - walk an RCU hash list on from @pos itself.
+ * @pos: the typed cursor, standing on an entry met in the same read section (or NULL)
+ * @member: the name of the node within the entry type
+ */
+#define ksync_hlist_for_each_entry_from_rcu(pos, member)                       \
+	for (; (pos);                                                          \
 	     (pos) = ksync_hlist_entry_safe(ksync_rcu_dereference_raw((pos)->member.next), \
 					    __typeof__(*(pos)), member))
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * <ksync/linux/rculist.h> - the kernel's <linux/rculist.h> spellings on ksync.
- * list_*_rcu() and hlist_*_rcu().
+ * list_*_rcu() and hlist_*_rcu(), and list_for_each_rcu() (which the kernel
+ * keeps in <linux/list.h>; here it needs ksync's RCU layer).
  * Includable alone; with -I<prefix>/include/ksync on the compiler's path a
  * port keeps its own `#include <linux/rculist.h>` line (see docs/porting.md).
  */
@@ -20,6 +21,7 @@
 #define list_replace_rcu ksync_list_replace_rcu
 #define list_splice_init_rcu ksync_list_splice_init_rcu
 #define list_splice_tail_init_rcu ksync_list_splice_tail_init_rcu
+#define list_for_each_rcu(pos, head) ksync_list_for_each_rcu(pos, head)
 #define list_entry_rcu(ptr, type, member) ksync_list_entry_rcu(ptr, type, member)
 #define list_first_or_null_rcu(ptr, type, member) ksync_list_first_or_null_rcu(ptr, type, member)
 #define list_next_or_null_rcu(head, ptr, type, member)                         \
@@ -33,17 +35,7 @@
 #define list_for_each_entry_from_rcu(pos, head, member)                        \
 	ksync_list_for_each_entry_from_rcu(pos, head, member)
 
-/* rculist.h: hash lists */
-#define hlist_head ksync_hlist_head
-#define hlist_node ksync_hlist_node
-#define HLIST_HEAD_INIT KSYNC_HLIST_HEAD_INIT
-#define HLIST_HEAD(name) KSYNC_HLIST_HEAD(name)
-#define INIT_HLIST_HEAD(h) ksync_init_hlist_head(h)
-#define INIT_HLIST_NODE(n) ksync_init_hlist_node(n)
-#define hlist_unhashed ksync_hlist_unhashed
-#define hlist_empty ksync_hlist_empty
-#define hlist_entry(ptr, type, member) ksync_hlist_entry(ptr, type, member)
-#define hlist_entry_safe(ptr, type, member) ksync_hlist_entry_safe(ptr, type, member)
+/* hash lists (the types and plain operations: <ksync/linux/list.h>) */
 #define hlist_add_head_rcu ksync_hlist_add_head_rcu
 #define hlist_add_before_rcu ksync_hlist_add_before_rcu
 #define hlist_add_behind_rcu ksync_hlist_add_behind_rcu
@@ -54,5 +46,8 @@
 	ksync_hlist_for_each_entry_rcu(pos, head, member, ##__VA_ARGS__)
 #define hlist_for_each_entry_srcu(pos, head, member, cond)                     \
 	ksync_hlist_for_each_entry_srcu(pos, head, member, cond)
+#define hlist_for_each_entry_continue_rcu(pos, member)                         \
+	ksync_hlist_for_each_entry_continue_rcu(pos, member)
+#define hlist_for_each_entry_from_rcu(pos, member) ksync_hlist_for_each_entry_from_rcu(pos, member)
 
 #endif /* KSYNC_LINUX_RCULIST_H */
