@@ -6,7 +6,7 @@
 # the part that needs it is left out and one status line says so:
 #
 #   dependency                      needed by                    sets
-#   C++ compiler (check_language)   benchmarks                   KSYNC_HAVE_CXX
+#   C++ compiler (check_language)   benchmarks, C++ test builds  KSYNC_HAVE_CXX
 #   Google Benchmark (CMake config) benchmarks                   KSYNC_HAVE_BENCHMARK
 #   liburcu-memb (pkg-config)       bench_srcu                   KSYNC_HAVE_URCU, PkgConfig::URCU
 #   spin (program)                  the srcu_model test          KSYNC_SPIN
@@ -28,10 +28,10 @@ set(KSYNC_HAVE_BENCHMARK OFF)
 set(KSYNC_HAVE_URCU OFF)
 set(KSYNC_HAVE_LIBFUZZER OFF)
 
-# Benchmarks: a C++ compiler, then Google Benchmark, then (bench_srcu only)
-# liburcu. ksync is C: C++ is enabled only here, so a C-only machine or
-# parent project needs no C++ compiler.
-if(KSYNC_BUILD_BENCH)
+# A C++ compiler, for the benchmarks and for the C++ builds of the tests
+# (headers and kernel spellings used from C++). ksync is C: C++ is enabled
+# only here, so a C-only machine or parent project needs no C++ compiler.
+if(KSYNC_BUILD_BENCH OR KSYNC_BUILD_TESTS)
   include(CheckLanguage)
   # check_language() narrates its probe; the outcome is reported below.
   if(DEFINED CMAKE_MESSAGE_LOG_LEVEL)
@@ -58,9 +58,18 @@ if(KSYNC_BUILD_BENCH)
     enable_language(CXX)
     set(KSYNC_HAVE_CXX ON)
   else()
-    ksync_skip("benchmarks" "no C++ compiler found")
+    if(KSYNC_BUILD_BENCH)
+      ksync_skip("benchmarks" "no C++ compiler found")
+    endif()
+    if(KSYNC_BUILD_TESTS)
+      ksync_skip("the C++ builds of the conformance tests" "no C++ compiler found")
+    endif()
   endif()
+endif()
 
+# Benchmarks: the C++ compiler, then Google Benchmark, then (bench_srcu
+# only) liburcu.
+if(KSYNC_BUILD_BENCH)
   if(KSYNC_HAVE_CXX)
     find_package(benchmark QUIET)
     if(benchmark_FOUND AND TARGET benchmark::benchmark)
