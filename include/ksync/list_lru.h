@@ -41,7 +41,12 @@
  *
  * Rules (the kernel's): adds and dels of one item must not race each other
  * (the caller holds the object's lock, or owns the object); they may race
- * walks, reparenting and everything else. An isolate callback runs with the
+ * walks, reparenting and everything else. An item a walk took off with
+ * ksync_list_lru_isolate() may be added again by its owner once its
+ * ->list reads NULL (ksync_list_lru_item_on_list(), or a del that returns
+ * false): the release/acquire pair on ->list orders the walk's writes
+ * before; one taken with ksync_list_lru_isolate_move() is on the walker's
+ * list and belongs to the walker. An isolate callback runs with the
  * list's lock held; it may drop the lock (ksync_list_lru_unlock(), then
  * ksync_list_lru_lock() before returning) only when it returns
  * %KSYNC_LRU_REMOVED_RETRY or %KSYNC_LRU_RETRY, and must not call the other
@@ -144,10 +149,16 @@ static inline void ksync_list_lru_item_init(struct ksync_list_lru_item *item)
 	item->list = NULL;
 }
 
-/** ksync_list_lru_item_on_list() - whether @item is on a list now (a racy snapshot). */
+/**
+ * ksync_list_lru_item_on_list() - whether @item is on a list now (a snapshot).
+ *
+ * Acquire: false means whoever took the item off (a del, or a walk's
+ * ksync_list_lru_isolate()) is done with its link, so the caller may add it
+ * again without a lock shared with that thread.
+ */
 static inline bool ksync_list_lru_item_on_list(const struct ksync_list_lru_item *item)
 {
-	return __atomic_load_n(&item->list, __ATOMIC_RELAXED) != NULL;
+	return __atomic_load_n(&item->list, __ATOMIC_ACQUIRE) != NULL;
 }
 
 /**

@@ -78,6 +78,11 @@
  *       or the add saw the bit clear and set it again).
  *   L3  the hook and its argument: the argument is stored before the hook
  *       with release; yield_point() loads the hook with acquire.
+ *   L4  taking an item off its list (del, isolate, isolate_move) stores
+ *       item->list = NULL last, with release; whoever then sees NULL with
+ *       acquire (add's test, del, ksync_list_lru_item_on_list()) sees the
+ *       link's writes done, and may add the item again from any thread
+ *       without a lock shared with the thread that took it off.
  * nr_items is read without the mutex (READ_ONCE/WRITE_ONCE): a count is a
  * snapshot, exact only when nothing runs.
  */
@@ -196,13 +201,20 @@ static bool list_add_locked(struct ksync_list_lru_one *l, struct ksync_list_lru_
 	return n == 0;
 }
 
-/* Under l->lock: @item (on @l) leaves it; its link is reinitialised. */
-static void list_del_locked(struct ksync_list_lru_one *l, struct ksync_list_lru_item *item)
+/*
+ * Under l->lock: @item (on @l) leaves it; its link is reinitialised, or
+ * added to @head (isolate_move). ->list = NULL last, with release (L4).
+ */
+static void list_del_locked(struct ksync_list_lru_one *l, struct ksync_list_lru_item *item,
+			    struct ksync_list_head *head)
 {
-	ksync_list_del_init(&item->link);
-	KSYNC_WRITE_ONCE(item->list, NULL);
+	if (head)
+		ksync_list_move_tail(&item->link, head);
+	else
+		ksync_list_del_init(&item->link);
 	KSYNC_WRITE_ONCE(l->nr_items, l->nr_items - 1);
 	ksync_atomic_long_dec(&l->lru->node_items[l->nid]);
+	ksync_smp_store_release(&item->list, NULL); /* L4 */
 }
 
 /*
@@ -564,8 +576,9 @@ bool ksync__list_lru_add(KSYNC_SITE_ARGS, struct ksync_list_lru *lru, struct ksy
 		return false;
 	if (MISUSE(at, !item, "ksync_list_lru_add: NULL item"))
 		return false;
-	if (KSYNC_READ_ONCE(item->list))
-		return false; /* on a list already (the kernel's list_empty() test) */
+	/* On a list already (the kernel's list_empty() test); acquire: L4. */
+	if (ksync_smp_load_acquire(&item->list))
+		return false;
 	if (!group) {
 		l = &p->global[nid];
 		pthread_mutex_lock(&l->lock);
@@ -593,12 +606,12 @@ static bool del_item(struct ksync__list_lru *p, struct ksync_list_lru_item *item
 	int idx = p->srcu ? ksync_srcu_read_lock(p->srcu) : 0;
 
 	/* A group's list that @item named stays in memory until the section ends. */
-	while ((l = KSYNC_READ_ONCE(item->list)) != NULL) {
+	while ((l = ksync_smp_load_acquire(&item->list)) != NULL) { /* NULL: L4 */
 		yield_point(p, KSYNC_LIST_LRU_YP_DEL_LOOKED_UP);
 		pthread_mutex_lock(&l->lock);
 		/* Written under the lock of the list it names: here, ours if still on it. */
 		if (ksync_likely(KSYNC_READ_ONCE(item->list) == l)) {
-			list_del_locked(l, item);
+			list_del_locked(l, item, NULL);
 			pthread_mutex_unlock(&l->lock);
 			ret = true;
 			break;
@@ -824,7 +837,7 @@ void ksync__list_lru_isolate(KSYNC_SITE_ARGS, struct ksync_list_lru_one *list, s
 	if (MISUSE(at, !list || !item || KSYNC_READ_ONCE(item->list) != list,
 		   "ksync_list_lru_isolate: the item is not on this list"))
 		return;
-	list_del_locked(list, item);
+	list_del_locked(list, item, NULL);
 }
 
 void ksync__list_lru_isolate_move(KSYNC_SITE_ARGS, struct ksync_list_lru_one *list,
@@ -835,8 +848,7 @@ void ksync__list_lru_isolate_move(KSYNC_SITE_ARGS, struct ksync_list_lru_one *li
 	if (MISUSE(at, !list || !item || !head || KSYNC_READ_ONCE(item->list) != list,
 		   "ksync_list_lru_isolate_move: the item is not on this list"))
 		return;
-	list_del_locked(list, item);
-	ksync_list_add_tail(&item->link, head);
+	list_del_locked(list, item, head);
 }
 
 void ksync_list_lru_unlock(struct ksync_list_lru_one *list)
