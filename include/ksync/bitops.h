@@ -18,12 +18,21 @@
  *    only for words that no other thread reads or writes meanwhile;
  *  - ksync_test_bit(): a single untorn, unordered load of the word.
  *
- * The searches (ksync_find_*_bit(), ksync_for_each_*_bit()) read each word
+ * ksync_assign_bit() is ksync_set_bit() or ksync_clear_bit() (atomic,
+ * unordered), ksync___assign_bit() their non-atomic forms.
+ *
+ * The searches (ksync_find_*_bit(), ksync_for_each_*()) read each word
  * once through the atomics layer, so they may run concurrently with the
  * atomic operations above: each word is seen as it was at some moment during
  * the search, a bit flipping meanwhile may or may not be reported. Searches
  * return @size when nothing is found, and never report a bit at or past
- * @size even if the last word holds one.
+ * @size even if the last word holds one. The iterators re-evaluate their
+ * arguments at every step, as the kernel's do.
+ *
+ * Word helpers: KSYNC_BIT(), KSYNC_GENMASK() (bits l..h inclusive, as the
+ * kernel's), ksync___ffs()/ksync___fls() (0-based, undefined for 0),
+ * ksync_fns() (the n-th set bit), ksync_get_count_order() (log2 rounded up;
+ * -1 for 0).
  *
  * Whole-map operations (ksync_bitmap_*) and the size-checked, growable maps
  * of the shrinker live in <ksync/bitmap.h>.
@@ -46,6 +55,44 @@ KSYNC_EXTERN_C_BEGIN
 #define KSYNC_BIT_MASK(nr) (1UL << ((nr) % KSYNC__BPL))
 /** KSYNC_BIT_WORD() - the index of the word that holds bit @nr. */
 #define KSYNC_BIT_WORD(nr) ((nr) / KSYNC__BPL)
+/* The position of bit @nr within its word, as the atomics layer takes it. */
+#define KSYNC__BIT_POS(nr) ((unsigned)((nr) % KSYNC__BPL))
+/** KSYNC_BITMAP_FIRST_WORD_MASK() - the bits of @start's word from @start up. */
+#define KSYNC_BITMAP_FIRST_WORD_MASK(start) (~0UL << ((unsigned long)(start) % KSYNC__BPL))
+/** KSYNC_BITMAP_LAST_WORD_MASK() - the bits of the last word that belong to an @nbits map. */
+#define KSYNC_BITMAP_LAST_WORD_MASK(nbits)                                     \
+	(~0UL >> ((KSYNC__BPL - (unsigned long)(nbits) % KSYNC__BPL) % KSYNC__BPL))
+
+/** KSYNC_BIT() - the unsigned long with bit @nr set; @nr < KSYNC_BITS_PER_LONG. */
+#define KSYNC_BIT(nr) (1UL << (nr))
+/** KSYNC_BIT_ULL() - the unsigned long long with bit @nr set; @nr < 64. */
+#define KSYNC_BIT_ULL(nr) (1ULL << (nr))
+
+#ifdef __cplusplus
+#define KSYNC__GENMASK_CHECK(h, l) 0
+#else
+/* True for an integer constant expression, false otherwise (never evaluates @x). */
+#define KSYNC__IS_CONSTEXPR(x) (sizeof(int) == sizeof(*(8 ? ((void *)((long)(x) * 0L)) : (int *)8)))
+/* In C, GENMASK(h, l) with constant l > h fails the build (as in the kernel). */
+#define KSYNC__GENMASK_CHECK(h, l)                                             \
+	((int)sizeof(struct { int ksync__genmask_l_above_h : __builtin_choose_expr( \
+		KSYNC__IS_CONSTEXPR((l) > (h)), (l) > (h), 0) ? -1 : 1; }) * 0)
+#endif
+/**
+ * KSYNC_GENMASK() - an unsigned long with bits @l..@h set, both included.
+ * @h: the highest bit of the mask, below KSYNC_BITS_PER_LONG
+ * @l: the lowest bit, at most @h
+ *
+ * GENMASK(15, 8) == 0xff00UL; GENMASK(KSYNC_BITS_PER_LONG - 1, 0) == ~0UL.
+ * A constant expression when @h and @l are; in C, constant @l > @h fails the
+ * build, as in the kernel (C++ has no such check).
+ */
+#define KSYNC_GENMASK(h, l)                                                    \
+	(KSYNC__GENMASK_CHECK(h, l) + ((~0UL << (l)) & (~0UL >> (KSYNC__BPL - 1 - (h)))))
+/** KSYNC_GENMASK_ULL() - KSYNC_GENMASK() for an unsigned long long; @h < 64. */
+#define KSYNC_GENMASK_ULL(h, l)                                                \
+	(KSYNC__GENMASK_CHECK(h, l) +                                          \
+	 ((~0ULL << (l)) & (~0ULL >> (KSYNC_BITS_PER_LONG_LONG - 1 - (h)))))
 
 /* ------------------------------------------------------------------------ */
 /* Atomic single-bit operations                                              */
@@ -95,8 +142,7 @@ static KSYNC_ALWAYS_INLINE void ksync_change_bit(unsigned long nr, unsigned long
  */
 static KSYNC_ALWAYS_INLINE bool ksync_test_and_set_bit(unsigned long nr, unsigned long *addr)
 {
-	return ksync_ulong_test_and_set_bit(&addr[KSYNC_BIT_WORD(nr)],
-					    (unsigned)(nr % KSYNC__BPL));
+	return ksync_ulong_test_and_set_bit(&addr[KSYNC_BIT_WORD(nr)], KSYNC__BIT_POS(nr));
 }
 
 /**
@@ -108,8 +154,7 @@ static KSYNC_ALWAYS_INLINE bool ksync_test_and_set_bit(unsigned long nr, unsigne
  */
 static KSYNC_ALWAYS_INLINE bool ksync_test_and_clear_bit(unsigned long nr, unsigned long *addr)
 {
-	return ksync_ulong_test_and_clear_bit(&addr[KSYNC_BIT_WORD(nr)],
-					      (unsigned)(nr % KSYNC__BPL));
+	return ksync_ulong_test_and_clear_bit(&addr[KSYNC_BIT_WORD(nr)], KSYNC__BIT_POS(nr));
 }
 
 /**
@@ -121,8 +166,7 @@ static KSYNC_ALWAYS_INLINE bool ksync_test_and_clear_bit(unsigned long nr, unsig
  */
 static KSYNC_ALWAYS_INLINE bool ksync_test_and_change_bit(unsigned long nr, unsigned long *addr)
 {
-	return ksync_ulong_test_and_change_bit(&addr[KSYNC_BIT_WORD(nr)],
-					       (unsigned)(nr % KSYNC__BPL));
+	return ksync_ulong_test_and_change_bit(&addr[KSYNC_BIT_WORD(nr)], KSYNC__BIT_POS(nr));
 }
 
 /**
@@ -179,6 +223,28 @@ static KSYNC_ALWAYS_INLINE void ksync___change_bit(unsigned long nr, unsigned lo
 	addr[KSYNC_BIT_WORD(nr)] ^= KSYNC_BIT_MASK(nr);
 }
 
+/**
+ * ksync_assign_bit() - atomically set bit @nr if @value is true, else clear it.
+ * @nr: the bit number
+ * @addr: the bitmap
+ * @value: the bit's new value (any scalar; evaluated once)
+ *
+ * ksync_set_bit() or ksync_clear_bit(): atomic and unordered. A macro, as in
+ * the kernel.
+ */
+#define ksync_assign_bit(nr, addr, value)                                      \
+	((value) ? ksync_set_bit((nr), (addr)) : ksync_clear_bit((nr), (addr)))
+/**
+ * ksync___assign_bit() - ksync_assign_bit(), non-atomically.
+ * @nr: the bit number
+ * @addr: the bitmap
+ * @value: the bit's new value (evaluated once)
+ *
+ * ksync___set_bit() or ksync___clear_bit(): the caller must own the word.
+ */
+#define ksync___assign_bit(nr, addr, value)                                    \
+	((value) ? ksync___set_bit((nr), (addr)) : ksync___clear_bit((nr), (addr)))
+
 /* ------------------------------------------------------------------------ */
 /* Word helpers                                                              */
 
@@ -200,33 +266,74 @@ static KSYNC_ALWAYS_INLINE unsigned int ksync_hweight_long(unsigned long word)
 	return (unsigned int)__builtin_popcountl(word);
 }
 
+/**
+ * ksync_fns() - find the @n-th set bit of @word, counting from 0.
+ * @word: the word to search
+ * @n: which set bit: 0 is the lowest (ksync___ffs()), 1 the next, ...
+ *
+ * Return: its bit number, or KSYNC_BITS_PER_LONG when @word has at most @n
+ * bits set.
+ */
+static inline unsigned int ksync_fns(unsigned long word, unsigned int n)
+{
+	while (word && n--)
+		word &= word - 1;
+	return word ? (unsigned int)ksync___ffs(word) : (unsigned int)KSYNC__BPL;
+}
+
+/**
+ * ksync_get_count_order_long() - the order of @count: log2 rounded up.
+ * @count: the count
+ *
+ * 1 -> 0, 2 -> 1, 3 and 4 -> 2, 5 -> 3: the smallest order with
+ * 1 << order >= @count. ksync_get_count_order() is the same for an
+ * unsigned int.
+ *
+ * Return: that order; -1 when @count is 0.
+ */
+static KSYNC_ALWAYS_INLINE int ksync_get_count_order_long(unsigned long count)
+{
+	return count > 1 ? KSYNC_BITS_PER_LONG - __builtin_clzl(count - 1) : (int)count - 1;
+}
+/** ksync_get_count_order() - the order of @count (log2 rounded up); -1 for 0. */
+static KSYNC_ALWAYS_INLINE int ksync_get_count_order(unsigned int count)
+{
+	return ksync_get_count_order_long(count);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Searches                                                                  */
 
+/* No second map: ksync__find_next() searches @addr alone. */
+#define KSYNC__NO_MAP ((const unsigned long *)0)
+/* Word @i as ksync__find_next() searches it. */
+#define KSYNC__FIND_WORD(addr, and_addr, i, invert)                            \
+	((ksync_ulong_load(&(addr)[i]) ^ (invert)) &                           \
+	 ((and_addr) ? ksync_ulong_load(&(and_addr)[i]) : ~0UL))
+
 /*
  * The one search loop: the first bit at or after @start, below @size, whose
- * value XOR @invert is 1 (invert = 0 finds set bits, ~0UL clear ones). Each
- * word is loaded once, unordered.
+ * value XOR @invert is 1 (invert = 0 finds set bits, ~0UL clear ones) and
+ * that is set in @and_addr too unless that is KSYNC__NO_MAP. Each word is
+ * loaded once, unordered.
  */
-static inline unsigned long ksync__find_next(const unsigned long *addr, unsigned long size,
+static inline unsigned long ksync__find_next(const unsigned long *addr,
+					     const unsigned long *and_addr, unsigned long size,
 					     unsigned long start, unsigned long invert)
 {
 	if (ksync_unlikely(start >= size))
 		return size;
-
 	unsigned long idx = KSYNC_BIT_WORD(start);
-	unsigned long word = (ksync_ulong_load(&addr[idx]) ^ invert) &
-			     (~0UL << (start % KSYNC__BPL));
-
+	unsigned long word = KSYNC__FIND_WORD(addr, and_addr, idx, invert) &
+			     KSYNC_BITMAP_FIRST_WORD_MASK(start);
 	for (;;) {
 		if (word) {
 			unsigned long bit = idx * KSYNC__BPL + ksync___ffs(word);
 			return bit < size ? bit : size;
 		}
-		idx++;
-		if (idx >= KSYNC_BITS_TO_LONGS(size))
+		if (++idx >= KSYNC_BITS_TO_LONGS(size))
 			return size;
-		word = ksync_ulong_load(&addr[idx]) ^ invert;
+		word = KSYNC__FIND_WORD(addr, and_addr, idx, invert);
 	}
 }
 
@@ -241,7 +348,7 @@ static inline unsigned long ksync__find_next(const unsigned long *addr, unsigned
 static inline unsigned long ksync_find_next_bit(const unsigned long *addr, unsigned long size,
 						unsigned long offset)
 {
-	return ksync__find_next(addr, size, offset, 0UL);
+	return ksync__find_next(addr, KSYNC__NO_MAP, size, offset, 0UL);
 }
 
 /**
@@ -255,7 +362,7 @@ static inline unsigned long ksync_find_next_bit(const unsigned long *addr, unsig
 static inline unsigned long ksync_find_next_zero_bit(const unsigned long *addr,
 						     unsigned long size, unsigned long offset)
 {
-	return ksync__find_next(addr, size, offset, ~0UL);
+	return ksync__find_next(addr, KSYNC__NO_MAP, size, offset, ~0UL);
 }
 
 /**
@@ -267,7 +374,7 @@ static inline unsigned long ksync_find_next_zero_bit(const unsigned long *addr,
  */
 static inline unsigned long ksync_find_first_bit(const unsigned long *addr, unsigned long size)
 {
-	return ksync__find_next(addr, size, 0, 0UL);
+	return ksync__find_next(addr, KSYNC__NO_MAP, size, 0, 0UL);
 }
 
 /**
@@ -280,8 +387,95 @@ static inline unsigned long ksync_find_first_bit(const unsigned long *addr, unsi
 static inline unsigned long ksync_find_first_zero_bit(const unsigned long *addr,
 						      unsigned long size)
 {
-	return ksync__find_next(addr, size, 0, ~0UL);
+	return ksync__find_next(addr, KSYNC__NO_MAP, size, 0, ~0UL);
 }
+
+/**
+ * ksync_find_next_and_bit() - the first bit at or after @offset set in both maps.
+ * @addr1: the first bitmap
+ * @addr2: the second bitmap
+ * @size: their size in bits
+ * @offset: where to start
+ *
+ * Return: the bit number, or @size when there is none.
+ */
+static inline unsigned long ksync_find_next_and_bit(const unsigned long *addr1,
+						    const unsigned long *addr2, unsigned long size,
+						    unsigned long offset)
+{
+	return ksync__find_next(addr1, addr2, size, offset, 0UL);
+}
+
+/**
+ * ksync_find_first_and_bit() - the first bit set in both maps.
+ * @addr1: the first bitmap
+ * @addr2: the second bitmap
+ * @size: their size in bits
+ *
+ * ksync_find_next_and_bit() from bit 0 (a macro).
+ *
+ * Return: the bit number, or @size when there is none.
+ */
+#define ksync_find_first_and_bit(addr1, addr2, size)                           \
+	ksync_find_next_and_bit((addr1), (addr2), (size), 0)
+
+/**
+ * ksync_find_nth_bit() - the @n-th set bit of a bitmap, counting from 0.
+ * @addr: the bitmap
+ * @size: its size in bits
+ * @n: which set bit: ksync_find_nth_bit(addr, size, 0) is ksync_find_first_bit()
+ *
+ * Return: the bit number, or @size when fewer than @n + 1 bits are set
+ * below @size (the kernel promises only ">= @size"; this is exactly @size).
+ */
+static inline unsigned long ksync_find_nth_bit(const unsigned long *addr, unsigned long size,
+					       unsigned long n)
+{
+	for (unsigned long i = 0, word, w; n < size && i < KSYNC_BITS_TO_LONGS(size); i++, n -= w) {
+		word = ksync_ulong_load(&addr[i]);
+		if (n < (w = ksync_hweight_long(word))) /* in this word */
+			return ksync_min(i * KSYNC__BPL + ksync_fns(word, (unsigned int)n), size);
+	}
+	return size;
+}
+
+/*
+ * The wrapping search: the next set bit in the order @start..@size-1, then
+ * 0..@start-1 (0..@size-1 when @start >= @size), from position @n of that
+ * order: @n > @start is in the first part, @n <= @start in the second (@n ==
+ * @start is the step after bit @start - 1: the end), and KSYNC__WRAP_BEGIN is
+ * the beginning, @start itself. Never reads at or past @size.
+ * Return: the bit, or @size when there is none left.
+ */
+#define KSYNC__WRAP_BEGIN (~0UL)
+static inline unsigned long ksync__find_wrap(const unsigned long *addr, unsigned long size,
+					     unsigned long start, unsigned long n)
+{
+	unsigned long bit, lim = start < size ? start : size;
+	if (n > start || n == KSYNC__WRAP_BEGIN) { /* in @start..@size-1 */
+		bit = ksync_find_next_bit(addr, size, n == KSYNC__WRAP_BEGIN ? start : n);
+		if (bit < size)
+			return bit;
+		n = 0;
+	}
+	bit = ksync_find_next_bit(addr, lim, n); /* in 0..@start-1 */
+	return bit < lim ? bit : size;
+}
+
+/**
+ * ksync_find_next_bit_wrap() - the first set bit at or after @offset, wrapping.
+ * @addr: the bitmap
+ * @size: its size in bits
+ * @offset: where to start; at or past @size, the search starts at bit 0
+ *
+ * Searches @offset..@size-1, then 0..@offset-1 (the kernel's reads bits
+ * @size..@offset-1 too when @offset > @size; this one never reads past
+ * @size). A macro; each argument is evaluated once.
+ *
+ * Return: the bit number, or @size when no bit below @size is set.
+ */
+#define ksync_find_next_bit_wrap(addr, size, offset)                           \
+	ksync__find_wrap((addr), (size), (offset), KSYNC__WRAP_BEGIN)
 
 /**
  * ksync_find_last_bit() - the last (highest) set bit of a bitmap of @size bits.
@@ -294,19 +488,14 @@ static inline unsigned long ksync_find_last_bit(const unsigned long *addr, unsig
 {
 	if (ksync_unlikely(size == 0))
 		return size;
-
-	unsigned long idx = KSYNC_BIT_WORD(size - 1);
-	/* Keep only the bits below @size in the last word. */
-	unsigned long word = ksync_ulong_load(&addr[idx]) &
-			     (~0UL >> ((KSYNC__BPL - size % KSYNC__BPL) % KSYNC__BPL));
-
+	unsigned long idx = KSYNC_BIT_WORD(size - 1); /* the last word: only its bits below @size */
+	unsigned long word = ksync_ulong_load(&addr[idx]) & KSYNC_BITMAP_LAST_WORD_MASK(size);
 	for (;;) {
 		if (word)
 			return idx * KSYNC__BPL + ksync___fls(word);
 		if (idx == 0)
 			return size;
-		idx--;
-		word = ksync_ulong_load(&addr[idx]);
+		word = ksync_ulong_load(&addr[--idx]);
 	}
 }
 
@@ -344,6 +533,93 @@ static inline unsigned long ksync_find_last_bit(const unsigned long *addr, unsig
 #define ksync_for_each_clear_bit(bit, addr, size)                              \
 	for ((bit) = ksync_find_first_zero_bit((addr), (size)); (bit) < (size); \
 	     (bit) = ksync_find_next_zero_bit((addr), (size), (bit) + 1))
+
+/**
+ * ksync_for_each_clear_bit_from() - as ksync_for_each_clear_bit(), starting at @bit.
+ * @bit: cursor; its value on entry is the first bit considered
+ * @addr: the bitmap
+ * @size: its size in bits
+ */
+#define ksync_for_each_clear_bit_from(bit, addr, size)                         \
+	for ((bit) = ksync_find_next_zero_bit((addr), (size), (bit)); (bit) < (size); \
+	     (bit) = ksync_find_next_zero_bit((addr), (size), (bit) + 1))
+
+/**
+ * ksync_for_each_and_bit() - loop over the bits set in both @addr1 and @addr2.
+ * @bit: cursor
+ * @addr1: the first bitmap
+ * @addr2: the second bitmap
+ * @size: their size in bits
+ */
+#define ksync_for_each_and_bit(bit, addr1, addr2, size)                        \
+	for ((bit) = ksync_find_first_and_bit((addr1), (addr2), (size)); (bit) < (size); \
+	     (bit) = ksync_find_next_and_bit((addr1), (addr2), (size), (bit) + 1))
+
+/**
+ * ksync_for_each_set_bitrange() - loop over the runs of set bits, [@b, @e).
+ * @b: cursor, the first bit of the run (set)
+ * @e: cursor, the bit after the run (clear, or @size)
+ * @addr: the bitmap
+ * @size: its size in bits
+ *
+ * Each maximal run of set bits below @size is visited once, ascending; on
+ * exit @b is at least @size.
+ */
+#define ksync_for_each_set_bitrange(b, e, addr, size)                          \
+	for ((b) = 0; (b) = ksync_find_next_bit((addr), (size), (b)),           \
+	     (e) = ksync_find_next_zero_bit((addr), (size), (b) + 1), (b) < (size); \
+	     (b) = (e) + 1)
+
+/**
+ * ksync_for_each_set_bitrange_from() - ksync_for_each_set_bitrange() from @b.
+ * @b: cursor; its value on entry is the first bit considered (a run that
+ *     began before it is visited from @b on)
+ * @e: cursor, the bit after the run
+ * @addr: the bitmap
+ * @size: its size in bits
+ */
+#define ksync_for_each_set_bitrange_from(b, e, addr, size)                     \
+	for (; (b) = ksync_find_next_bit((addr), (size), (b)),                  \
+	     (e) = ksync_find_next_zero_bit((addr), (size), (b) + 1), (b) < (size); \
+	     (b) = (e) + 1)
+
+/**
+ * ksync_for_each_clear_bitrange() - loop over the runs of clear bits, [@b, @e).
+ * @b: cursor, the first bit of the run (clear)
+ * @e: cursor, the bit after the run (set, or @size)
+ * @addr: the bitmap
+ * @size: its size in bits
+ */
+#define ksync_for_each_clear_bitrange(b, e, addr, size)                        \
+	for ((b) = 0; (b) = ksync_find_next_zero_bit((addr), (size), (b)),      \
+	     (e) = ksync_find_next_bit((addr), (size), (b) + 1), (b) < (size);   \
+	     (b) = (e) + 1)
+
+/**
+ * ksync_for_each_clear_bitrange_from() - ksync_for_each_clear_bitrange() from @b.
+ * @b: cursor; its value on entry is the first bit considered
+ * @e: cursor, the bit after the run
+ * @addr: the bitmap
+ * @size: its size in bits
+ */
+#define ksync_for_each_clear_bitrange_from(b, e, addr, size)                   \
+	for (; (b) = ksync_find_next_zero_bit((addr), (size), (b)),             \
+	     (e) = ksync_find_next_bit((addr), (size), (b) + 1), (b) < (size);   \
+	     (b) = (e) + 1)
+
+/**
+ * ksync_for_each_set_bit_wrap() - loop over the set bits from @start, wrapping.
+ * @bit: cursor
+ * @addr: the bitmap
+ * @size: its size in bits
+ * @start: the first bit considered: bits @start..@size-1 are visited, then
+ *         0..@start-1 (with @start >= @size: 0..@size-1)
+ *
+ * Each set bit is visited at most once.
+ */
+#define ksync_for_each_set_bit_wrap(bit, addr, size, start)                    \
+	for ((bit) = ksync_find_next_bit_wrap((addr), (size), (start)); (bit) < (size); \
+	     (bit) = ksync__find_wrap((addr), (size), (start), (bit) + 1))
 
 KSYNC_EXTERN_C_END
 

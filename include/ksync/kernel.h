@@ -30,6 +30,7 @@
 #include <ksync/linux/build_bug.h>
 #include <ksync/linux/compiler.h>
 #include <ksync/linux/container_of.h>
+#include <ksync/linux/find.h>
 #include <ksync/linux/hash.h>
 #include <ksync/linux/hashtable.h>
 #include <ksync/linux/list.h>

@@ -2,9 +2,10 @@
 /**
  * DOC: ksync/math.h - word-size constants and integer helpers
  *
- * KSYNC_BITS_PER_LONG, KSYNC_BITS_TO_LONGS(), KSYNC_DIV_ROUND_UP(),
- * ksync_round_up()/ksync_round_down() (power-of-two alignment, as in the
- * kernel), ksync_min()/ksync_max() (each argument evaluated once), and
+ * KSYNC_BITS_PER_LONG, KSYNC_BITS_PER_LONG_LONG, KSYNC_BITS_TO_LONGS(),
+ * KSYNC_DIV_ROUND_UP(), ksync_round_up()/ksync_round_down() (power-of-two
+ * alignment, as in the kernel), ksync_min()/ksync_max() (each argument
+ * evaluated once), and
  * ksync_min_t()/ksync_max_t() (arguments converted to a named type).
  */
 #ifndef KSYNC_MATH_H
@@ -20,6 +21,8 @@
  * Usable in #if, as kernel code does (`#if BITS_PER_LONG == 64`).
  */
 #define KSYNC_BITS_PER_LONG (__SIZEOF_LONG__ * CHAR_BIT)
+/** KSYNC_BITS_PER_LONG_LONG - number of bits in an unsigned long long; usable in #if. */
+#define KSYNC_BITS_PER_LONG_LONG (__SIZEOF_LONG_LONG__ * CHAR_BIT)
 /** KSYNC_DIV_ROUND_UP() - @n / @d rounded up; @d must be non-zero. */
 #define KSYNC_DIV_ROUND_UP(n, d) (((n) + (d) - 1) / (d))
 /** KSYNC_BITS_TO_LONGS() - longs needed to hold @nr bits. */
