@@ -87,7 +87,8 @@ static void objcg_offline(struct ksync_memgroup *g, int slot, void *priv)
 	}
 	pthread_mutex_unlock(&set->objcg_lock);
 	h = st->current;
-	st->current = NULL;
+	/* get_objcg() reads it without the lock; it then fails its inc_not_zero, or wins a reference. */
+	KSYNC_WRITE_ONCE(st->current, NULL);
 	ksync_objcg_put(h); /* the group's reference: objects hold the rest */
 }
 

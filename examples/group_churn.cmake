@@ -1,0 +1,10 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# group_churn - memory groups that die while their objects live on: LRU lists,
+# charge handles and a memcg-aware shrinker under group churn. The binary
+# lands at <build>/examples/group_churn.
+ksync_add_executable(group_churn
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/group_churn/main.c
+  LIBS ksync::list_lru ksync::shrinker ksync::memgroup)
+set_target_properties(group_churn PROPERTIES
+  RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}
+  C_EXTENSIONS ON)
