@@ -3,14 +3,24 @@
  * DOC: ksync/bitmap.h - whole-bitmap operations
  *
  * Plain bitmaps (arrays of unsigned long, as in <ksync/bitops.h>):
- * ksync_bitmap_zero/fill/copy/and/or/andnot/weight/empty/full/equal, with the
- * kernel's argument order and return values. Words are read and written one
- * at a time through the atomics layer (untorn, unordered), so these may run
- * beside concurrent atomic bit operations without tearing a word; they are
- * not atomic as a whole (a concurrent ksync_set_bit() may be lost by a
- * ksync_bitmap_copy() onto the same map, for instance). Bits past @nbits in
- * the last word are ignored by the queries; ksync_bitmap_fill() sets none of
- * them.
+ * ksync_bitmap_zero/fill/copy/and/or/andnot/replace/weight/empty/full/equal,
+ * ranges (ksync_bitmap_set/clear), aligned power-of-two regions
+ * (ksync_bitmap_find_free_region/release_region),
+ * ksync_bitmap_cut(), fields of up to a word at any offset
+ * (ksync_bitmap_read/write) and conversion from and to arrays of 32- and
+ * 64-bit integers, with the kernel's argument order and return values.
+ *
+ * Words are read and written one at a time through the atomics layer
+ * (untorn, unordered), so these may run beside concurrent atomic bit
+ * operations without tearing a word; they are NOT atomic, as in the kernel:
+ * a concurrent ksync_set_bit() may be lost by a ksync_bitmap_copy() onto the
+ * same map, or by a ksync_bitmap_set() of a range that shares its word.
+ *
+ * Tail bits (past @nbits in the last word) follow the kernel: the queries
+ * ignore them; ksync_bitmap_zero() and ksync_bitmap_fill() write whole words
+ * (fill sets the tail bits); the word-wise operations (copy, and, or, andnot,
+ * replace, cut) compute them like any other bit; the conversions from arrays
+ * clear them.
  *
  * Sized maps (growable, size-checked, published under SRCU) are in
  * <ksync/sized_map.h>.
@@ -25,22 +35,38 @@
 
 #include <errno.h>
 #include <stdbool.h>
-#include <stddef.h>
 #include <stdint.h>
 
 KSYNC_EXTERN_C_BEGIN
 
-/** KSYNC_BITMAP_LAST_WORD_MASK() - the bits of the last word that belong to an @nbits map. */
-#define KSYNC_BITMAP_LAST_WORD_MASK(nbits)                                     \
-	(~0UL >> ((KSYNC__BPL - (unsigned long)(nbits) % KSYNC__BPL) % KSYNC__BPL))
+/* KSYNC_BITMAP_FIRST_WORD_MASK() and KSYNC_BITMAP_LAST_WORD_MASK() are in <ksync/bitops.h>. */
 
 /** KSYNC_DECLARE_BITMAP() - declare @name as a bitmap of @bits bits. */
 #define KSYNC_DECLARE_BITMAP(name, bits) unsigned long name[KSYNC_BITS_TO_LONGS(bits)]
 
 /**
+ * KSYNC_BITMAP_FROM_U64() - a 64-bit constant as the initializer of bitmap words.
+ * @n: the value; bit i of @n becomes bit i of the map
+ *
+ * One word on 64-bit, two (low, high) where unsigned long has 32 bits:
+ * `unsigned long map[KSYNC_BITS_TO_LONGS(64)] = { KSYNC_BITMAP_FROM_U64(x) };`
+ */
+#if KSYNC_BITS_PER_LONG == 64
+#define KSYNC_BITMAP_FROM_U64(n) ((unsigned long)(n))
+#else
+#define KSYNC_BITMAP_FROM_U64(n)                                               \
+	((unsigned long)((uint64_t)(n) & ~0UL)), ((unsigned long)((uint64_t)(n) >> 32))
+#endif
+
+/**
  * ksync_bitmap_zero() - clear every bit of @dst.
  * @dst: the bitmap
- * @nbits: its size in bits (whole words are cleared)
+ * @nbits: its size in bits
+ *
+ * Whole words are cleared, the tail bits past @nbits in the last word too
+ * (as the kernel's memset of BITS_TO_LONGS(@nbits) longs). Not atomic: each
+ * word is stored once, so a concurrent ksync_set_bit() either happens before
+ * (and is cleared) or after (and stays).
  */
 static inline void ksync_bitmap_zero(unsigned long *dst, unsigned long nbits)
 {
@@ -49,18 +75,19 @@ static inline void ksync_bitmap_zero(unsigned long *dst, unsigned long nbits)
 }
 
 /**
- * ksync_bitmap_fill() - set bits 0..@nbits-1 of @dst; the rest of the last word is cleared.
+ * ksync_bitmap_fill() - set every bit of @dst's words, as the kernel does.
  * @dst: the bitmap
- * @nbits: its size in bits
+ * @nbits: its size in bits (whole words are set)
+ *
+ * The tail bits, past @nbits in the last word, are set too: the kernel's
+ * bitmap_fill() sets whole longs. The queries ignore them; code that reads
+ * the words directly, or grows the map later, sees them set (clear them with
+ * ksync_bitmap_clear() where that matters).
  */
 static inline void ksync_bitmap_fill(unsigned long *dst, unsigned long nbits)
 {
-	unsigned long n = KSYNC_BITS_TO_LONGS(nbits);
-
-	for (unsigned long i = 0; i < n; i++)
+	for (unsigned long i = 0; i < KSYNC_BITS_TO_LONGS(nbits); i++)
 		ksync_ulong_store(&dst[i], ~0UL);
-	if (n)
-		ksync_ulong_store(&dst[n - 1], KSYNC_BITMAP_LAST_WORD_MASK(nbits));
 }
 
 /**
@@ -68,12 +95,39 @@ static inline void ksync_bitmap_fill(unsigned long *dst, unsigned long nbits)
  * @dst: destination bitmap
  * @src: source bitmap
  * @nbits: size of both in bits
+ *
+ * BITS_TO_LONGS(@nbits) words are copied, tail bits included, one untorn
+ * load and store each; the maps must not overlap unless they are the same.
+ * Not atomic as a whole: a bit set in @dst meanwhile may be overwritten.
  */
 static inline void ksync_bitmap_copy(unsigned long *dst, const unsigned long *src,
 				     unsigned long nbits)
 {
 	for (unsigned long i = 0; i < KSYNC_BITS_TO_LONGS(nbits); i++)
 		ksync_ulong_store(&dst[i], ksync_ulong_load(&src[i]));
+}
+
+/*
+ * @dst = @a & (@b ^ @invert), whole words: the one loop of
+ * ksync_bitmap_and() (@invert 0) and ksync_bitmap_andnot() (~0UL).
+ *
+ * @dst may be @a or @b: each word of the operands is loaded once, before the
+ * word of @dst is stored. The tail bits past @nbits are computed like the
+ * others, but not counted in the result.
+ *
+ * Return: non-zero if the result has a bit set below @nbits.
+ */
+static inline unsigned long ksync__bitmap_and(unsigned long *dst, const unsigned long *a,
+					      const unsigned long *b, unsigned long nbits,
+					      unsigned long invert)
+{
+	unsigned long n = KSYNC_BITS_TO_LONGS(nbits), any = 0;
+	for (unsigned long i = 0; i < n; i++) {
+		unsigned long w = ksync_ulong_load(&a[i]) & (ksync_ulong_load(&b[i]) ^ invert);
+		ksync_ulong_store(&dst[i], w);
+		any |= i + 1 < n ? w : w & KSYNC_BITMAP_LAST_WORD_MASK(nbits);
+	}
+	return any;
 }
 
 /**
@@ -83,19 +137,14 @@ static inline void ksync_bitmap_copy(unsigned long *dst, const unsigned long *sr
  * @b: second operand
  * @nbits: size of the maps in bits
  *
- * Return: true if the result has any bit set (below @nbits).
+ * Whole words are written (tail bits are the AND of the operands' tails).
+ *
+ * Return: true if the result has any bit set below @nbits.
  */
 static inline bool ksync_bitmap_and(unsigned long *dst, const unsigned long *a,
 				    const unsigned long *b, unsigned long nbits)
 {
-	unsigned long n = KSYNC_BITS_TO_LONGS(nbits), any = 0;
-
-	for (unsigned long i = 0; i < n; i++) {
-		unsigned long w = ksync_ulong_load(&a[i]) & ksync_ulong_load(&b[i]);
-		ksync_ulong_store(&dst[i], w);
-		any |= i + 1 == n ? w & KSYNC_BITMAP_LAST_WORD_MASK(nbits) : w;
-	}
-	return any != 0;
+	return ksync__bitmap_and(dst, a, b, nbits, 0UL) != 0;
 }
 
 /**
@@ -104,6 +153,9 @@ static inline bool ksync_bitmap_and(unsigned long *dst, const unsigned long *a,
  * @a: first operand
  * @b: second operand
  * @nbits: size of the maps in bits
+ *
+ * Whole words are written (tail bits are the OR of the operands' tails).
+ * Nothing is returned, as in the kernel.
  */
 static inline void ksync_bitmap_or(unsigned long *dst, const unsigned long *a,
 				   const unsigned long *b, unsigned long nbits)
@@ -119,37 +171,54 @@ static inline void ksync_bitmap_or(unsigned long *dst, const unsigned long *a,
  * @b: the bits to remove
  * @nbits: size of the maps in bits
  *
- * Return: true if the result has any bit set (below @nbits).
+ * Whole words are written.
+ *
+ * Return: true if the result has any bit set below @nbits.
  */
 static inline bool ksync_bitmap_andnot(unsigned long *dst, const unsigned long *a,
 				       const unsigned long *b, unsigned long nbits)
 {
-	unsigned long n = KSYNC_BITS_TO_LONGS(nbits), any = 0;
+	return ksync__bitmap_and(dst, a, b, nbits, ~0UL) != 0;
+}
 
-	for (unsigned long i = 0; i < n; i++) {
-		unsigned long w = ksync_ulong_load(&a[i]) & ~ksync_ulong_load(&b[i]);
-		ksync_ulong_store(&dst[i], w);
-		any |= i + 1 == n ? w & KSYNC_BITMAP_LAST_WORD_MASK(nbits) : w;
+/**
+ * ksync_bitmap_replace() - @dst = (@old_map & ~@mask) | (@new_map & @mask).
+ * @dst: destination (may be any of the others)
+ * @old_map: the bits kept where @mask is clear
+ * @new_map: the bits taken where @mask is set
+ * @mask: which bits to take from @new_map
+ * @nbits: size of the maps in bits
+ *
+ * Whole words are written. Nothing is returned, as in the kernel.
+ */
+static inline void ksync_bitmap_replace(unsigned long *dst, const unsigned long *old_map,
+					const unsigned long *new_map, const unsigned long *mask,
+					unsigned long nbits)
+{
+	for (unsigned long i = 0, m; i < KSYNC_BITS_TO_LONGS(nbits); i++) {
+		m = ksync_ulong_load(&mask[i]);
+		ksync_ulong_store(&dst[i], (ksync_ulong_load(&old_map[i]) & ~m) |
+						   (ksync_ulong_load(&new_map[i]) & m));
 	}
-	return any != 0;
 }
 
 /**
  * ksync_bitmap_weight() - the number of set bits below @nbits.
  * @src: the bitmap
  * @nbits: its size in bits
+ *
+ * Each word is loaded once; with concurrent updates the count is that of a
+ * map that may never have existed as a whole.
+ *
+ * Return: the count; the tail bits past @nbits are not counted.
  */
 static inline unsigned int ksync_bitmap_weight(const unsigned long *src, unsigned long nbits)
 {
 	unsigned long n = KSYNC_BITS_TO_LONGS(nbits);
 	unsigned int w = 0;
-
-	for (unsigned long i = 0; i < n; i++) {
-		unsigned long word = ksync_ulong_load(&src[i]);
-		if (i + 1 == n)
-			word &= KSYNC_BITMAP_LAST_WORD_MASK(nbits);
-		w += ksync_hweight_long(word);
-	}
+	for (unsigned long i = 0; i < n; i++)
+		w += ksync_hweight_long(ksync_ulong_load(&src[i]) &
+					(i + 1 < n ? ~0UL : KSYNC_BITMAP_LAST_WORD_MASK(nbits)));
 	return w;
 }
 
@@ -157,6 +226,10 @@ static inline unsigned int ksync_bitmap_weight(const unsigned long *src, unsigne
  * ksync_bitmap_empty() - whether no bit below @nbits is set.
  * @src: the bitmap
  * @nbits: its size in bits
+ *
+ * The tail bits past @nbits are ignored.
+ *
+ * Return: true when every bit below @nbits is clear (always for @nbits 0).
  */
 static inline bool ksync_bitmap_empty(const unsigned long *src, unsigned long nbits)
 {
@@ -167,6 +240,10 @@ static inline bool ksync_bitmap_empty(const unsigned long *src, unsigned long nb
  * ksync_bitmap_full() - whether every bit below @nbits is set.
  * @src: the bitmap
  * @nbits: its size in bits
+ *
+ * The tail bits past @nbits are ignored.
+ *
+ * Return: true when every bit below @nbits is set (always for @nbits 0).
  */
 static inline bool ksync_bitmap_full(const unsigned long *src, unsigned long nbits)
 {
@@ -178,35 +255,261 @@ static inline bool ksync_bitmap_full(const unsigned long *src, unsigned long nbi
  * @a: first bitmap
  * @b: second bitmap
  * @nbits: size of both in bits
+ *
+ * The tail bits past @nbits are not compared.
+ *
+ * Return: true when they agree.
  */
 static inline bool ksync_bitmap_equal(const unsigned long *a, const unsigned long *b,
 				      unsigned long nbits)
 {
-	unsigned long n = KSYNC_BITS_TO_LONGS(nbits);
-
-	for (unsigned long i = 0; i < n; i++) {
-		unsigned long d = ksync_ulong_load(&a[i]) ^ ksync_ulong_load(&b[i]);
-		if (i + 1 == n)
-			d &= KSYNC_BITMAP_LAST_WORD_MASK(nbits);
-		if (d)
-			return false;
-	}
-	return true;
+	unsigned long n = KSYNC_BITS_TO_LONGS(nbits), d = 0;
+	for (unsigned long i = 0; !d && i < n; i++)
+		d = (ksync_ulong_load(&a[i]) ^ ksync_ulong_load(&b[i])) &
+		    (i + 1 < n ? ~0UL : KSYNC_BITMAP_LAST_WORD_MASK(nbits));
+	return !d;
 }
+
+/*
+ * Bits @start..@start+@len-1 of @map take the value of @fill (0 or ~0UL):
+ * the one loop of ksync_bitmap_set() and ksync_bitmap_clear().
+ *
+ * Each word of the range is loaded and stored once, not atomically: a
+ * concurrent change to a bit outside the range, in the first or the last
+ * word, may be lost. Whole words inside the range are stored the same way
+ * (a load and a store), which keeps the loop simple; the range is rarely
+ * more than a few words.
+ */
+static inline void ksync__bitmap_fill_range(unsigned long *map, unsigned long start,
+					    unsigned long len, unsigned long fill)
+{
+	unsigned long i = KSYNC_BIT_WORD(start), last = KSYNC_BIT_WORD(start + len - 1);
+	unsigned long m = KSYNC_BITMAP_FIRST_WORD_MASK(start);
+	for (; len && i <= last; i++, m = ~0UL) {
+		if (i == last)
+			m &= KSYNC_BITMAP_LAST_WORD_MASK(start + len);
+		ksync_ulong_store(&map[i], (ksync_ulong_load(&map[i]) & ~m) | (fill & m));
+	}
+}
+
+/**
+ * ksync_bitmap_set() - set bits @start..@start+@nbits-1 of @map.
+ * @map: the bitmap (unsigned long *)
+ * @start: the first bit to set
+ * @nbits: how many bits to set (0: none)
+ *
+ * NOT atomic, as in the kernel: each word of the range is read, changed
+ * and written back, so a concurrent change to another bit of the words at
+ * either end may be lost. ksync___bitmap_set() is the same (the kernel's
+ * __bitmap_set() is the worker behind bitmap_set(), not an atomic/non-atomic
+ * pair as __set_bit() and set_bit() are). A macro; each argument is
+ * evaluated once.
+ */
+#define ksync_bitmap_set(map, start, nbits) ksync__bitmap_fill_range((map), (start), (nbits), ~0UL)
+/**
+ * ksync_bitmap_clear() - clear bits @start..@start+@nbits-1 of @map.
+ * @map: the bitmap (unsigned long *)
+ * @start: the first bit to clear
+ * @nbits: how many bits to clear (0: none)
+ *
+ * NOT atomic, as ksync_bitmap_set(); ksync___bitmap_clear() is the same.
+ * Bits outside the range are left as they are, the tail bits of the last
+ * word included. A macro; each argument is evaluated once.
+ */
+#define ksync_bitmap_clear(map, start, nbits) ksync__bitmap_fill_range((map), (start), (nbits), 0UL)
+/** ksync___bitmap_set() - ksync_bitmap_set() (both non-atomic, as in the kernel). */
+#define ksync___bitmap_set(map, start, len) ksync_bitmap_set((map), (start), (len))
+/** ksync___bitmap_clear() - ksync_bitmap_clear() (both non-atomic, as in the kernel). */
+#define ksync___bitmap_clear(map, start, len) ksync_bitmap_clear((map), (start), (len))
+
+/**
+ * ksync_bitmap_find_free_region() - find a clear aligned region of 2^@order bits, set it.
+ * @bitmap: the bitmap
+ * @bits: its size in bits; only regions wholly below it are considered
+ * @order: log2 of the region's size
+ *
+ * Regions start at multiples of their size; the lowest one whose bits are
+ * all clear is taken and set. Not atomic (a search, then
+ * ksync_bitmap_set()); the caller serializes.
+ *
+ * Return: the first bit of the region, or -ENOMEM when no aligned region of
+ * that order is clear (also when 2^@order exceeds @bits, or @order is
+ * negative).
+ */
+static inline int ksync_bitmap_find_free_region(unsigned long *bitmap, unsigned int bits, int order)
+{
+	unsigned long len = order >= 0 && order < KSYNC_BITS_PER_LONG ? 1UL << order : ~0UL;
+	for (unsigned long pos = 0; len <= bits - pos; pos += len)
+		if (ksync_find_next_bit(bitmap, pos + len, pos) >= pos + len) {
+			ksync_bitmap_set(bitmap, pos, len);
+			return (int)pos;
+		}
+	return -ENOMEM;
+}
+
+/**
+ * ksync_bitmap_release_region() - clear the 2^@order bits from @pos.
+ * @bitmap: the bitmap (unsigned long *)
+ * @pos: the first bit of the region
+ * @order: log2 of the region's size, 0 <= @order < KSYNC_BITS_PER_LONG
+ *
+ * The complement of ksync_bitmap_find_free_region(); not atomic. Nothing
+ * is returned. A macro; each argument is evaluated once.
+ */
+#define ksync_bitmap_release_region(bitmap, pos, order)                        \
+	ksync_bitmap_clear((bitmap), (pos), 1UL << (order))
+
+/**
+ * ksync_bitmap_cut() - remove @cut bits at @first and shift the bits above down.
+ * @dst: destination; may overlap @src partially or entirely
+ * @src: source
+ * @first: the first bit removed
+ * @cut: how many bits are removed
+ * @nbits: size of the maps in bits (whole words are written)
+ *
+ * Bit n of @dst is bit n of @src for n < @first, and bit n + @cut of @src
+ * for n >= @first, or 0 where n + @cut is past @src's last word. As in the
+ * kernel, the tail bits of @src's last word shift down like the others, so
+ * they land below @nbits unless they are clear. A @first past the last word
+ * just copies (the kernel would write past the map).
+ */
+static inline void ksync_bitmap_cut(unsigned long *dst, const unsigned long *src,
+				    unsigned long first, unsigned long cut, unsigned long nbits)
+{
+	unsigned long len = KSYNC_BITS_TO_LONGS(nbits), w0 = KSYNC_BIT_WORD(first), i;
+	unsigned long s = cut / KSYNC__BPL, r = cut % KSYNC__BPL;
+	unsigned long low = ~KSYNC_BITMAP_FIRST_WORD_MASK(first); /* the bits below @first in w0 */
+	unsigned long keep = w0 < len ? ksync_ulong_load(&src[w0]) & low : 0; /* before the copy */
+	if ((uintptr_t)dst <= (uintptr_t)src) /* copy as memmove() does, then cut in place */
+		ksync_bitmap_copy(dst, src, nbits);
+	else
+		for (i = len; i-- > 0;)
+			ksync_ulong_store(&dst[i], ksync_ulong_load(&src[i]));
+	for (i = w0; i < len; i++) { /* dst[i + s] and dst[i + s + 1] are not written yet */
+		unsigned long lo = s < len - i ? ksync_ulong_load(&dst[i + s]) : 0;
+		unsigned long hi = s + 1 < len - i ? ksync_ulong_load(&dst[i + s + 1]) : 0;
+		unsigned long w = r ? lo >> r | hi << (KSYNC__BPL - r) : lo;
+		ksync_ulong_store(&dst[i], i == w0 ? (w & ~low) | keep : w);
+	}
+}
+
+/**
+ * ksync_bitmap_read() - the @nbits-bit value at bit @start of @map.
+ * @map: the bitmap
+ * @start: the value's lowest bit, anywhere (the value may span two words)
+ * @nbits: its width, 1..KSYNC_BITS_PER_LONG
+ *
+ * Return: the value, its bit 0 from bit @start; 0 when @nbits is 0 or
+ * wider than a word (the kernel leaves that undefined).
+ */
+static inline unsigned long ksync_bitmap_read(const unsigned long *map, unsigned long start,
+					      unsigned long nbits)
+{
+	unsigned long i = KSYNC_BIT_WORD(start), off = start % KSYNC__BPL, v;
+	if (ksync_unlikely(!nbits || nbits > KSYNC__BPL))
+		return 0;
+	v = ksync_ulong_load(&map[i]) >> off;
+	if (KSYNC__BPL - off < nbits)
+		v |= ksync_ulong_load(&map[i + 1]) << (KSYNC__BPL - off);
+	return v & KSYNC_BITMAP_LAST_WORD_MASK(nbits);
+}
+
+/**
+ * ksync_bitmap_write() - store the low @nbits bits of @value at bit @start of @map.
+ * @map: the bitmap
+ * @value: the value; its bits at or above @nbits are ignored
+ * @start: the value's lowest bit, anywhere (the value may span two words)
+ * @nbits: its width, 1..KSYNC_BITS_PER_LONG; 0 or wider: nothing is written
+ *
+ * As if by @nbits calls of ksync___assign_bit(): no other bit changes, and
+ * it is NOT atomic (the one or two words are read, changed, written back).
+ */
+static inline void ksync_bitmap_write(unsigned long *map, unsigned long value, unsigned long start,
+				      unsigned long nbits)
+{
+	unsigned long i = KSYNC_BIT_WORD(start), off = start % KSYNC__BPL, sp = KSYNC__BPL - off;
+	unsigned long mask = KSYNC_BITMAP_LAST_WORD_MASK(nbits);
+	if (ksync_unlikely(!nbits || nbits > KSYNC__BPL))
+		return;
+	value &= mask;
+	ksync_ulong_store(&map[i], (ksync_ulong_load(&map[i]) & ~(mask << off)) | value << off);
+	if (sp < nbits)
+		ksync_ulong_store(&map[i + 1],
+				  (ksync_ulong_load(&map[i + 1]) & ~(mask >> sp)) | value >> sp);
+}
+
+/*
+ * The conversions from and to arrays of u32 or u64: bit i of the map is bit
+ * i % 32 of b32[i / 32], or bit i % 64 of b64[i / 64], whichever array is
+ * given (the other is NULL), 32 bits at a time with ksync_bitmap_read() and
+ * ksync_bitmap_write(). The map's words are all written, the tail bits past
+ * @nbits cleared; DIV_ROUND_UP(@nbits, 32 or 64) elements of the array are
+ * read or written, the bits of the last past @nbits cleared.
+ */
+static inline void ksync__bitmap_from_arr(unsigned long *bitmap, const uint32_t *b32,
+					  const uint64_t *b64, unsigned long nbits)
+{
+	ksync_bitmap_zero(bitmap, nbits);
+	for (unsigned long b = 0; b < nbits; b += 32)
+		ksync_bitmap_write(bitmap, b32 ? b32[b / 32] : (uint32_t)(b64[b / 64] >> b % 64), b,
+				   ksync_min(nbits - b, 32UL));
+}
+static inline void ksync__bitmap_to_arr(uint32_t *b32, uint64_t *b64, const unsigned long *bitmap,
+					unsigned long nbits)
+{
+	for (unsigned long b = 0; b < nbits; b += 32) {
+		uint32_t v = (uint32_t)ksync_bitmap_read(bitmap, b, ksync_min(nbits - b, 32UL));
+		if (b32)
+			b32[b / 32] = v;
+		else
+			b64[b / 64] = b % 64 ? b64[b / 64] | (uint64_t)v << 32 : v;
+	}
+}
+
+/**
+ * ksync_bitmap_from_arr32() - fill a bitmap from an array of 32-bit words.
+ * @bitmap: destination, KSYNC_BITS_TO_LONGS(@nbits) words, all written
+ * @buf: source, a const uint32_t *: bit i of the map is bit i % 32 of @buf[i / 32]
+ * @nbits: number of bits; DIV_ROUND_UP(@nbits, 32) elements of @buf are read
+ *
+ * The tail bits past @nbits in the last word are cleared, as in the kernel.
+ * ksync_bitmap_from_arr64() is the same for an array of 64-bit words. Both
+ * are macros (the kernel's are, on some architectures).
+ */
+#define ksync_bitmap_from_arr32(bitmap, buf, nbits)                            \
+	ksync__bitmap_from_arr((bitmap), (buf), (const uint64_t *)0, (nbits))
+/** ksync_bitmap_from_arr64() - ksync_bitmap_from_arr32() from a const uint64_t *@buf. */
+#define ksync_bitmap_from_arr64(bitmap, buf, nbits)                            \
+	ksync__bitmap_from_arr((bitmap), (const uint32_t *)0, (buf), (nbits))
+/**
+ * ksync_bitmap_to_arr32() - copy a bitmap into an array of 32-bit words.
+ * @buf: destination, a uint32_t *: DIV_ROUND_UP(@nbits, 32) elements, all written
+ * @bitmap: source
+ * @nbits: number of bits
+ *
+ * The bits of the last element past @nbits are cleared, as in the kernel.
+ * ksync_bitmap_to_arr64() is the same for an array of 64-bit words
+ * (DIV_ROUND_UP(@nbits, 64) of them). Both are macros.
+ */
+#define ksync_bitmap_to_arr32(buf, bitmap, nbits)                              \
+	ksync__bitmap_to_arr((buf), (uint64_t *)0, (bitmap), (nbits))
+/** ksync_bitmap_to_arr64() - ksync_bitmap_to_arr32() into a uint64_t *@buf. */
+#define ksync_bitmap_to_arr64(buf, bitmap, nbits)                              \
+	ksync__bitmap_to_arr((uint32_t *)0, (buf), (bitmap), (nbits))
 
 /**
  * ksync_bitmap_zalloc() - allocate a cleared bitmap of @nbits bits.
  * @nbits: its size in bits
+ *
+ * The compiler's names for calloc/free are used: this header stays free of
+ * <stdlib.h> (about 1,300 lines to every includer). A bitmap of 0 bits
+ * still gets one word.
  *
  * Return: the bitmap (free it with ksync_bitmap_free()), or NULL on ENOMEM.
  */
 static inline unsigned long *ksync_bitmap_zalloc(unsigned long nbits)
 {
 	unsigned long n = KSYNC_BITS_TO_LONGS(nbits);
-	/*
-	 * The compiler's names for calloc/free: this header stays free of
-	 * <stdlib.h> (about 1,300 lines to every includer).
-	 */
 	return (unsigned long *)__builtin_calloc(n ? n : 1, sizeof(unsigned long));
 }
 
