@@ -285,11 +285,16 @@ unsigned long ksync__list_lru_count_one(const char *file, int line, struct ksync
 					int nid, struct ksync_memgroup *group);
 #define ksync_list_lru_count_one(...) ksync__list_lru_count_one(__FILE__, __LINE__, __VA_ARGS__)
 
-/** ksync_list_lru_count_node() - items on every list of node @nid (0 and a report for a bad nid). */
+/**
+ * ksync_list_lru_count_node() - items on every list of node @nid, without a lock.
+ *
+ * The sum of the lists' counts: O(lists), no counter shared by every add
+ * (the kernel's per-node atomic). Return: the sum; 0 and a report for a bad nid.
+ */
 unsigned long ksync__list_lru_count_node(const char *file, int line, struct ksync_list_lru *lru, int nid);
 #define ksync_list_lru_count_node(...) ksync__list_lru_count_node(__FILE__, __LINE__, __VA_ARGS__)
 
-/** ksync_list_lru_count() - items on every list of @lru. */
+/** ksync_list_lru_count() - items on every list of @lru (O(lists), without a lock). */
 unsigned long ksync_list_lru_count(struct ksync_list_lru *lru);
 
 /**

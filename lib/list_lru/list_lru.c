@@ -13,8 +13,10 @@
  *             its group. The global lists (group NULL) live in the lru from
  *             init to destroy and never die. A group's list is allocated on
  *             the first add for its (group, node), published in the group's
- *             table, linked on lru->lists (for walk_node and destroy), and
- *             freed by call_srcu on the set's domain once retired.
+ *             table, linked on lru->lists (for walk_node and the counts of a
+ *             node: there is no per-node counter for every add to write),
+ *             and freed by call_srcu on the set's domain once retired. Each
+ *             list has a cache line of its own.
  *   table     struct lru_table: per group (the client's slot, allocated by
  *             the online hook), one pointer per node: NULL (no list yet), a
  *             list, or RETIRED (the group went offline: never a list again).
@@ -101,6 +103,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,6 +118,19 @@ struct ksync_list_lru_one {
 	struct ksync_list_head link;    /* lru->lists (groups' lists only); RCU, under lru->mutex */
 	struct ksync_rcu_head rcu;
 };
+
+/*
+ * Lists never share a cache line: groups' lists are allocated a line (or
+ * two) of their own, and each global list sits in a slot aligned to one.
+ * (The list type itself is not over-aligned: the head of lru->lists is
+ * not one, and list iteration forms its container.)
+ */
+#define LIST_ALLOC_SIZE                                                        \
+	((sizeof(struct ksync_list_lru_one) + KSYNC_CACHELINE_SIZE - 1) & ~(size_t)(KSYNC_CACHELINE_SIZE - 1))
+
+struct lru_global {
+	struct ksync_list_lru_one l;
+} KSYNC_CACHELINE_ALIGNED;
 
 /* A group's lists, one entry per node: NULL, a list, or RETIRED. */
 struct lru_table {
@@ -135,8 +151,7 @@ struct ksync__list_lru {
 	void (*hook)(struct ksync_list_lru *lru, int point, void *arg); /* L3 */
 	void *hook_arg;
 	ksync_atomic_long_t nr_group_lists, nr_created, nr_retired, nr_reparented, nr_retries;
-	ksync_atomic_long_t node_items[KSYNC_LIST_LRU_MAX_NODES];
-	struct ksync_list_lru_one global[];  /* nr_nodes */
+	struct lru_global global[];          /* nr_nodes */
 };
 
 static char retired_marker;
@@ -197,7 +212,6 @@ static bool list_add_locked(struct ksync_list_lru_one *l, struct ksync_list_lru_
 	ksync_list_add_tail(&item->link, &l->items);
 	KSYNC_WRITE_ONCE(item->list, l);
 	KSYNC_WRITE_ONCE(l->nr_items, n + 1);
-	ksync_atomic_long_inc(&l->lru->node_items[l->nid]);
 	return n == 0;
 }
 
@@ -213,7 +227,6 @@ static void list_del_locked(struct ksync_list_lru_one *l, struct ksync_list_lru_
 	else
 		ksync_list_del_init(&item->link);
 	KSYNC_WRITE_ONCE(l->nr_items, l->nr_items - 1);
-	ksync_atomic_long_dec(&l->lru->node_items[l->nid]);
 	ksync_smp_store_release(&item->list, NULL); /* L4 */
 }
 
@@ -228,7 +241,7 @@ static struct ksync_list_lru_one *list_get_or_create(struct ksync__list_lru *p, 
 
 	if (ksync_likely(l))
 		return l;
-	n = malloc(sizeof(*n));
+	n = aligned_alloc(KSYNC_CACHELINE_SIZE, LIST_ALLOC_SIZE);
 	if (!n)
 		return NULL;
 	list_init(n, p, nid, g);
@@ -275,8 +288,8 @@ static struct ksync_list_lru_one *lock_list_for_add(struct ksync__list_lru *p, s
 		if (l)
 			ksync_atomic_long_inc(&p->nr_retries);
 	}
-	pthread_mutex_lock(&p->global[nid].lock);
-	return &p->global[nid];
+	pthread_mutex_lock(&p->global[nid].l.lock);
+	return &p->global[nid].l;
 }
 
 /* The live list of (@g, @nid) if it exists, locked; NULL if none (no retry at the parent). */
@@ -287,7 +300,7 @@ static struct ksync_list_lru_one *lock_list_for_walk(struct ksync__list_lru *p, 
 	struct lru_table *t;
 
 	if (!g) {
-		l = &p->global[nid];
+		l = &p->global[nid].l;
 		pthread_mutex_lock(&l->lock);
 		return l;
 	}
@@ -340,7 +353,7 @@ static struct ksync_list_lru_one *reparent_target(struct ksync__list_lru *p, str
 		if (l && l != RETIRED)
 			return l;
 	}
-	return &p->global[nid];
+	return &p->global[nid].l;
 }
 
 /* Under @src's and @dst's locks: every item of @src moves to @dst. Return: how many. */
@@ -452,6 +465,32 @@ static void lru_release(struct ksync_memgroup *g, int slot, void *priv)
 	ksync_call_srcu(p->srcu, &t->rcu, free_table_rcu);
 }
 
+/*
+ * Items on the live lists of node @nid (every node for -1), without a lock:
+ * the global lists, then the groups' lists (lru->lists, inside a read
+ * section). O(lists): no counter shared by all adders (a per-node atomic
+ * costs every add and del a locked instruction on a line all of them
+ * write). A list being retired may be counted with its items' new list.
+ */
+static unsigned long count_lists(struct ksync__list_lru *p, int nid)
+{
+	struct ksync_list_lru_one *l;
+	long n = 0;
+	int idx;
+
+	for (int i = 0; i < p->nr_nodes; i++)
+		if (nid < 0 || i == nid)
+			n += KSYNC_READ_ONCE(p->global[i].l.nr_items);
+	if (p->srcu) {
+		idx = ksync_srcu_read_lock(p->srcu);
+		ksync_list_for_each_entry_srcu(l, &p->lists, link, 1)
+			if (nid < 0 || l->nid == nid)
+				n += KSYNC_READ_ONCE(l->nr_items);
+		ksync_srcu_read_unlock(p->srcu, idx);
+	}
+	return n > 0 ? (unsigned long)n : 0;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Argument checks                                                          */
 
@@ -483,6 +522,7 @@ int ksync__list_lru_init(KSYNC_SITE_ARGS, struct ksync_list_lru *lru, struct ksy
 {
 	struct ksync_site at = KSYNC_SITE_INIT;
 	struct ksync__list_lru *p;
+	size_t size;
 	int slot;
 
 	if (MISUSE(at, !lru, "ksync_list_lru_init: NULL list_lru"))
@@ -501,9 +541,12 @@ int ksync__list_lru_init(KSYNC_SITE_ARGS, struct ksync_list_lru *lru, struct ksy
 			   "ksync_list_lru_init: the shrinker's registry does not own the set (or has fewer nodes)"))
 			return -EINVAL;
 	}
-	p = calloc(1, sizeof(*p) + (size_t)nr_nodes * sizeof(p->global[0]));
+	size = sizeof(*p) + (size_t)nr_nodes * sizeof(p->global[0]);
+	size = (size + KSYNC_CACHELINE_SIZE - 1) & ~(size_t)(KSYNC_CACHELINE_SIZE - 1);
+	p = aligned_alloc(KSYNC_CACHELINE_SIZE, size); /* the lists' lines are their own */
 	if (!p)
 		return -ENOMEM;
+	memset(p, 0, size);
 	p->client = (struct ksync_memgroup_client){
 		.name = "list_lru",
 		.online = lru_online,
@@ -520,12 +563,12 @@ int ksync__list_lru_init(KSYNC_SITE_ARGS, struct ksync_list_lru *lru, struct ksy
 	pthread_mutex_init(&p->mutex, NULL);
 	ksync_init_list_head(&p->lists);
 	for (int nid = 0; nid < nr_nodes; nid++)
-		list_init(&p->global[nid], p, nid, NULL);
+		list_init(&p->global[nid].l, p, nid, NULL);
 	if (set) {
 		slot = ksync__memgroup_client_register(at.file, at.line, set, &p->client, p);
 		if (slot < 0) {
 			for (int nid = 0; nid < nr_nodes; nid++)
-				pthread_mutex_destroy(&p->global[nid].lock);
+				pthread_mutex_destroy(&p->global[nid].l.lock);
 			pthread_mutex_destroy(&p->mutex);
 			free(p);
 			return slot;
@@ -540,13 +583,12 @@ int ksync__list_lru_destroy(KSYNC_SITE_ARGS, struct ksync_list_lru *lru)
 {
 	struct ksync_site at = KSYNC_SITE_INIT;
 	struct ksync__list_lru *p = lru ? lru->priv : NULL;
-	long items = 0;
+	long items;
 	int ret;
 
 	if (MISUSE(at, !p, "ksync_list_lru_destroy: list_lru not initialised"))
 		return -EINVAL;
-	for (int nid = 0; nid < p->nr_nodes; nid++)
-		items += ksync_atomic_long_read(&p->node_items[nid]);
+	items = (long)count_lists(p, -1);
 	if (MISUSE(at, items != 0, "ksync_list_lru_destroy: items remain on the lists; leaking them"))
 		return -EBUSY;
 	if (p->set) {
@@ -556,7 +598,7 @@ int ksync__list_lru_destroy(KSYNC_SITE_ARGS, struct ksync_list_lru *lru)
 	}
 	/* Every group was released: its lists were retired or freed with it. */
 	for (int nid = 0; nid < p->nr_nodes; nid++)
-		pthread_mutex_destroy(&p->global[nid].lock);
+		pthread_mutex_destroy(&p->global[nid].l.lock);
 	pthread_mutex_destroy(&p->mutex);
 	lru->priv = NULL;
 	free(p);
@@ -580,7 +622,7 @@ bool ksync__list_lru_add(KSYNC_SITE_ARGS, struct ksync_list_lru *lru, struct ksy
 	if (ksync_smp_load_acquire(&item->list))
 		return false;
 	if (!group) {
-		l = &p->global[nid];
+		l = &p->global[nid].l;
 		pthread_mutex_lock(&l->lock);
 	} else {
 		idx = ksync_srcu_read_lock(p->srcu);
@@ -599,11 +641,32 @@ bool ksync__list_lru_add(KSYNC_SITE_ARGS, struct ksync_list_lru *lru, struct ksy
 	return added;
 }
 
+/* Is @l one of @p's global lists (they live until destroy: no read section needed)? */
+static bool is_global(const struct ksync__list_lru *p, const struct ksync_list_lru_one *l)
+{
+	uintptr_t a = (uintptr_t)l, lo = (uintptr_t)&p->global[0], hi = (uintptr_t)&p->global[p->nr_nodes];
+
+	return a >= lo && a < hi;
+}
+
 static bool del_item(struct ksync__list_lru *p, struct ksync_list_lru_item *item)
 {
-	struct ksync_list_lru_one *l;
+	struct ksync_list_lru_one *l = ksync_smp_load_acquire(&item->list); /* NULL: L4 */
 	bool ret = false;
-	int idx = p->srcu ? ksync_srcu_read_lock(p->srcu) : 0;
+	int idx;
+
+	if (!l)
+		return false;
+	if (is_global(p, l)) { /* the common case of a cache without groups: no read section */
+		pthread_mutex_lock(&l->lock);
+		if (ksync_likely(KSYNC_READ_ONCE(item->list) == l)) {
+			list_del_locked(l, item, NULL);
+			pthread_mutex_unlock(&l->lock);
+			return true;
+		}
+		pthread_mutex_unlock(&l->lock);
+	}
+	idx = p->srcu ? ksync_srcu_read_lock(p->srcu) : 0;
 
 	/* A group's list that @item named stays in memory until the section ends. */
 	while ((l = ksync_smp_load_acquire(&item->list)) != NULL) { /* NULL: L4 */
@@ -660,7 +723,7 @@ unsigned long ksync__list_lru_count_one(KSYNC_SITE_ARGS, struct ksync_list_lru *
 	if (!args_ok(at, "ksync_list_lru_count_one", p, nid, group))
 		return 0;
 	if (!group)
-		return (unsigned long)KSYNC_READ_ONCE(p->global[nid].nr_items);
+		return (unsigned long)KSYNC_READ_ONCE(p->global[nid].l.nr_items);
 	idx = ksync_srcu_read_lock(p->srcu);
 	t = table_of(p, group);
 	l = t ? entry_load(t, nid) : NULL;
@@ -674,24 +737,15 @@ unsigned long ksync__list_lru_count_node(KSYNC_SITE_ARGS, struct ksync_list_lru 
 {
 	struct ksync_site at = KSYNC_SITE_INIT;
 	struct ksync__list_lru *p = lru ? lru->priv : NULL;
-	long n;
 
 	if (!args_ok(at, "ksync_list_lru_count_node", p, nid, NULL))
 		return 0;
-	n = ksync_atomic_long_read(&p->node_items[nid]);
-	return n > 0 ? (unsigned long)n : 0;
+	return count_lists(p, nid);
 }
 
 unsigned long ksync_list_lru_count(struct ksync_list_lru *lru)
 {
-	struct ksync__list_lru *p = lru->priv;
-	unsigned long n = 0;
-
-	for (int nid = 0; nid < p->nr_nodes; nid++) {
-		long v = ksync_atomic_long_read(&p->node_items[nid]);
-		n += v > 0 ? (unsigned long)v : 0;
-	}
-	return n;
+	return count_lists(lru->priv, -1);
 }
 
 /*
@@ -778,7 +832,7 @@ unsigned long ksync__list_lru_walk_one(KSYNC_SITE_ARGS, struct ksync_list_lru *l
 static unsigned long walk_node(struct ksync__list_lru *p, int nid, ksync_list_lru_walk_cb isolate,
 			       void *cb_arg, unsigned long *nr_to_walk)
 {
-	struct ksync_list_lru_one *l = &p->global[nid];
+	struct ksync_list_lru_one *l = &p->global[nid].l;
 	unsigned long isolated;
 	bool stop = false;
 	int idx;
