@@ -21,7 +21,7 @@ extern "C" {
 
 namespace {
 
-struct alignas(64) Obj { // a cache line each, on the heap (stack objects alias the lists' lines mod 4 KiB on some runs)
+struct alignas(64) Obj { // a cache line each, on the heap, as a cache's objects are
 	struct ksync_list_lru_item lru;
 	struct ksync_list_head link; // for the mutex baseline
 };
