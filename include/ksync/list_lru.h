@@ -51,8 +51,8 @@
  * ksync_list_lru_lock() before returning) only when it returns
  * %KSYNC_LRU_REMOVED_RETRY or %KSYNC_LRU_RETRY, and must not call the other
  * functions of the same list_lru except ksync_list_lru_isolate() and
- * ksync_list_lru_isolate_move() on the list it was given, nor take a group
- * offline. %KSYNC_LRU_REMOVED and %KSYNC_LRU_REMOVED_RETRY mean the callback
+ * ksync_list_lru_isolate_move() of the item and list it was given, nor take
+ * a group offline. %KSYNC_LRU_REMOVED and %KSYNC_LRU_REMOVED_RETRY mean the callback
  * isolated the item itself (ksync_list_lru_isolate() or _move()).
  *
  * A memcg-aware shrinker on top (count = the group's list, scan = a walk of

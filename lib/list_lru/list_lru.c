@@ -71,7 +71,8 @@
  *
  * Barrier pairs:
  *   L1  a new list is initialised, then published in the table with release;
- *       lookups load the entry with acquire.
+ *       lookups load the entry with acquire (RETIRED is stored with release
+ *       too, after the list's items moved).
  *   L2  add stores the item and nr_items (under the list's mutex) before
  *       ksync_set_shrinker_bit(), whose full barrier S1 orders them before
  *       the bit; pairs with W1 in lib/shrinker/walk.c (the group walk clears
@@ -388,7 +389,7 @@ static void retire_list(struct ksync__list_lru *p, struct lru_table *t, int nid,
 	if (moved)
 		set_shrinker_bit_at(p, at, dst->group, nid);
 	pthread_mutex_unlock(&dst->lock);
-	ksync_smp_store_release(&t->node[nid], RETIRED);
+	ksync_smp_store_release(&t->node[nid], RETIRED); /* L1: unpublished */
 	pthread_mutex_unlock(&l->lock);
 #else
 	/*
@@ -398,7 +399,7 @@ static void retire_list(struct ksync__list_lru *p, struct lru_table *t, int nid,
 	 * its item is stranded on a list about to be freed.
 	 */
 	pthread_mutex_lock(&l->lock);
-	ksync_smp_store_release(&t->node[nid], RETIRED);
+	ksync_smp_store_release(&t->node[nid], RETIRED); /* L1: unpublished */
 	pthread_mutex_lock(&dst->lock);
 	moved = move_items_locked(l, dst);
 	if (moved)
@@ -435,7 +436,7 @@ static void lru_offline(struct ksync_memgroup *g, int slot, void *priv)
 		pthread_mutex_lock(&p->mutex);
 		l = t->node[nid];
 		if (!l) /* no list yet: none may be created any more */
-			ksync_smp_store_release(&t->node[nid], RETIRED);
+			ksync_smp_store_release(&t->node[nid], RETIRED); /* L1: unpublished */
 		pthread_mutex_unlock(&p->mutex);
 		if (l && l != RETIRED)
 			retire_list(p, t, nid, l, reparent_target(p, parent, nid));
