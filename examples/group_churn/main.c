@@ -16,7 +16,8 @@
  *
  * At the end every object is accounted for (charged = freed + still on a
  * list: objects_lost must be 0), the statistics are conserved (the sum over
- * groups plus the root equals charged minus freed), the dying groups are
+ * groups plus the root equals charged minus freed, and the LRU counters the
+ * objects on the lists), the dying groups are
  * gone (objects do not pin dead groups), and the memory is back near its
  * start. --json FILE writes the figures.
  */
@@ -308,10 +309,13 @@ int main(int argc, char **argv)
 	/* What is left on the lists, and what the statistics say about it. */
 	long on_lists = (long)ksync_list_lru_count(&lru);
 	bool conserved = true;
-	long stat_objects = 0;
-	for (int nid = 0; nid < NR_NODES; nid++)
+	long stat_objects = 0, stat_lru = 0;
+	for (int nid = 0; nid < NR_NODES; nid++) {
 		stat_objects += ksync_memgroup_stat_total(set, nid, KSYNC_MEMGROUP_STAT_OBJECTS);
-	conserved = stat_objects == charged - freed;
+		stat_lru += ksync_memgroup_stat_total(set, nid, KSYNC_MEMGROUP_STAT_LRU);
+	}
+	/* Charged objects, and objects on the groups' LRU lists (all are on the root's or below). */
+	conserved = stat_objects == charged - freed && stat_lru == on_lists;
 	long lost = charged - freed - on_lists;
 
 	/* Tear down: free every object, then the groups, the cache, the registry. */

@@ -95,6 +95,7 @@
 #include <ksync/atomic.h>
 #include <ksync/list.h>
 #include <ksync/memgroup.h>
+#include <ksync/objcg.h>
 #include <ksync/rculist.h>
 #include <ksync/rcupdate.h>
 #include <ksync/shrinker.h>
@@ -205,6 +206,23 @@ static struct ksync_list_lru_one *entry_load(struct lru_table *t, int nid)
 /* ------------------------------------------------------------------------ */
 /* The lists                                                                */
 
+/*
+ * The group's KSYNC_MEMGROUP_STAT_LRU counter (<ksync/objcg.h>) follows the
+ * items on its lists, so that a shrinker can derive a budget from it (the
+ * workingset shadow shrinker's lruvec_page_state_local()). Every caller runs
+ * inside a read section of the set's domain (or holds the group), as the
+ * statistics require. Reparenting moves no count: the dying group's counter
+ * goes to its parent when the statistics client runs, last of the offline
+ * steps, so sums stay exact in between. Nodes beyond the set's statistics
+ * (a list_lru with more nodes than its set) and the global lists are not
+ * counted.
+ */
+static void list_account(struct ksync_list_lru_one *l, long delta)
+{
+	if (l->group && l->nid < ksync_memgroup_set_nr_nodes(ksync_memgroup_set_of(l->group)))
+		ksync_memgroup_stat_add(l->group, l->nid, KSYNC_MEMGROUP_STAT_LRU, delta);
+}
+
 /* Under l->lock: the item joins the tail. Return: whether the list was empty. */
 static bool list_add_locked(struct ksync_list_lru_one *l, struct ksync_list_lru_item *item)
 {
@@ -213,6 +231,7 @@ static bool list_add_locked(struct ksync_list_lru_one *l, struct ksync_list_lru_
 	ksync_list_add_tail(&item->link, &l->items);
 	KSYNC_WRITE_ONCE(item->list, l);
 	KSYNC_WRITE_ONCE(l->nr_items, n + 1);
+	list_account(l, 1);
 	return n == 0;
 }
 
@@ -228,6 +247,7 @@ static void list_del_locked(struct ksync_list_lru_one *l, struct ksync_list_lru_
 	else
 		ksync_list_del_init(&item->link);
 	KSYNC_WRITE_ONCE(l->nr_items, l->nr_items - 1);
+	list_account(l, -1);
 	ksync_smp_store_release(&item->list, NULL); /* L4 */
 }
 
