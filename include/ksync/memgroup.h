@@ -215,14 +215,17 @@ void ksync_memgroup_put(struct ksync_memgroup *g);
 
 /*
  * The head of every group: what clients' hot paths read inline (the rest of
- * the group is private to lib/memgroup). @client[i] is the set's client of
+ * the group is private to lib/memgroup). Entry i pairs the set's client of
  * slot i, copied into every group (under the set's mutex, when the group is
  * created or the client registers; a slot is never reused while groups
- * exist), so that the lookup costs no load outside the group.
+ * exist), with that client's state in the group: a lookup of the first slot
+ * reads one cache line of the group and nothing else.
  */
 struct ksync__memgroup_head {
-	const struct ksync_memgroup_client *client[KSYNC_MEMGROUP_MAX_CLIENTS];
-	void *slot[KSYNC_MEMGROUP_MAX_CLIENTS];
+	struct {
+		const struct ksync_memgroup_client *client;
+		void *state;
+	} e[KSYNC_MEMGROUP_MAX_CLIENTS];
 };
 
 /**
@@ -237,8 +240,8 @@ static inline void *ksync_memgroup_client_state(const struct ksync_memgroup *g,
 	const struct ksync__memgroup_head *h = (const struct ksync__memgroup_head *)(const void *)g;
 
 	for (int i = 0; i < KSYNC_MEMGROUP_MAX_CLIENTS; i++)
-		if (__atomic_load_n(&h->client[i], __ATOMIC_RELAXED) == client)
-			return __atomic_load_n(&h->slot[i], __ATOMIC_RELAXED);
+		if (__atomic_load_n(&h->e[i].client, __ATOMIC_RELAXED) == client)
+			return __atomic_load_n(&h->e[i].state, __ATOMIC_RELAXED);
 	return NULL;
 }
 

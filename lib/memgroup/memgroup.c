@@ -105,9 +105,17 @@ struct ksync_memgroup_set *ksync_memgroup_set_create_nodes(int nr_nodes)
 	pthread_mutex_init(&set->mutex, NULL);
 	pthread_mutex_init(&set->objcg_lock, NULL);
 	ksync_init_list_head(&set->groups);
-	/* The built-in clients: charge handles and statistics. */
-	set->objcg_slot = ksync_memgroup_client_register(set, &ksync__objcg_client, set);
-	set->stats_slot = ksync_memgroup_client_register(set, &ksync__stats_client, set);
+	/*
+	 * The built-in clients, charge handles and statistics, take the last two
+	 * slots: the program's clients get the first ones, where
+	 * ksync_memgroup_client_state() finds them with a single compare.
+	 */
+	set->objcg_slot = KSYNC_MEMGROUP_MAX_CLIENTS - 2;
+	set->stats_slot = KSYNC_MEMGROUP_MAX_CLIENTS - 1;
+	set->clients[set->objcg_slot] = &ksync__objcg_client;
+	set->priv[set->objcg_slot] = set;
+	set->clients[set->stats_slot] = &ksync__stats_client;
+	set->priv[set->stats_slot] = set;
 	return set;
 }
 
@@ -187,17 +195,17 @@ int ksync__memgroup_client_register(KSYNC_SITE_ARGS, struct ksync_memgroup_set *
 		if (ret)
 			break;
 		g->onlined |= 1U << slot;
-		KSYNC_WRITE_ONCE(g->head.client[slot], client);
+		KSYNC_WRITE_ONCE(g->head.e[slot].client, client);
 	}
 	if (ret) {
 		ksync_list_for_each_entry(g, &set->groups, link) {
 			if (!(g->onlined & (1U << slot)))
 				continue;
 			g->onlined &= ~(1U << slot);
-			KSYNC_WRITE_ONCE(g->head.client[slot], NULL);
+			KSYNC_WRITE_ONCE(g->head.e[slot].client, NULL);
 			if (client->release)
 				client->release(g, slot, priv);
-			g->head.slot[slot] = NULL;
+			g->head.e[slot].state = NULL;
 		}
 		KSYNC_WRITE_ONCE(set->clients[slot], NULL);
 		set->priv[slot] = NULL;
@@ -289,7 +297,7 @@ struct ksync_memgroup *ksync__memgroup_create(KSYNC_SITE_ARGS, struct ksync_memg
 		if (ret)
 			break;
 		g->onlined |= 1U << b.slot[i];
-		KSYNC_WRITE_ONCE(g->head.client[b.slot[i]], b.client[i]);
+		KSYNC_WRITE_ONCE(g->head.e[b.slot[i]].client, b.client[i]);
 	}
 	if (ret) {
 		while (--i >= 0)
@@ -369,12 +377,12 @@ void ksync_memgroup_put(struct ksync_memgroup *g)
 
 void *ksync_memgroup_slot(const struct ksync_memgroup *g, int slot)
 {
-	return KSYNC_READ_ONCE(g->head.slot[slot]);
+	return KSYNC_READ_ONCE(g->head.e[slot].state);
 }
 
 void ksync_memgroup_set_slot(struct ksync_memgroup *g, int slot, void *state)
 {
-	KSYNC_WRITE_ONCE(g->head.slot[slot], state);
+	KSYNC_WRITE_ONCE(g->head.e[slot].state, state);
 }
 
 int ksync_memgroup_id(const struct ksync_memgroup *g)

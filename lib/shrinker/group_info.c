@@ -28,11 +28,6 @@ const struct ksync_memgroup_client ksync__shrinker_group_client = {
 	.order = KSYNC_MEMGROUP_ORDER_SHRINKER,
 };
 
-/* The registry's state in @g, or NULL if @g is not a group of a registry. */
-struct shrinker_group_info *group_info(struct ksync_memgroup *g)
-{
-	return ksync_memgroup_client_state(g, &ksync__shrinker_group_client);
-}
 
 static void info_free_maps(struct shrinker_group_info *info, bool deferred)
 {

@@ -172,8 +172,14 @@ static KSYNC_ALWAYS_INLINE void yield_point(int point)
 /* The shrinkers this thread is calling into (walk.c), for misuse checks     */
 
 #define CALL_DEPTH_MAX 8
-extern _Thread_local struct ksync_shrinker_record *ksync__shrinker_calling[CALL_DEPTH_MAX];
-extern _Thread_local int ksync__shrinker_depth;
+/*
+ * Private to the library (hidden) and in the static TLS block (initial-exec):
+ * every walk and every callback call touches them, and the default model of
+ * position-independent code would make each access a call to __tls_get_addr.
+ */
+#define SHRINKER_TLS __attribute__((__visibility__("hidden"), __tls_model__("initial-exec")))
+extern _Thread_local struct ksync_shrinker_record *ksync__shrinker_calling[CALL_DEPTH_MAX] SHRINKER_TLS;
+extern _Thread_local int ksync__shrinker_depth SHRINKER_TLS;
 
 static inline bool thread_is_calling(const struct ksync_shrinker_record *rec)
 {
@@ -233,13 +239,51 @@ void records_destroy(struct ksync_shrinker_registry *reg);
 void retire_deferred_locked(struct ksync_shrinker_record *rec);
 struct ksync_shrinker_record *record_of(const struct ksync_shrinker *s);
 
-/* walk.c: call a callback, recorded as a call into @rec */
-unsigned long shrinker_call_count(struct ksync_shrinker_record *rec, struct ksync_shrink_control *sc);
-unsigned long shrinker_call_scan(struct ksync_shrinker_record *rec, struct ksync_shrink_control *sc);
+/* Call one of the shrinker's callbacks, recorded as a call into @rec (misuse checks). */
+static KSYNC_ALWAYS_INLINE void call_enter(struct ksync_shrinker_record *rec)
+{
+	if (ksync__shrinker_depth < CALL_DEPTH_MAX)
+		ksync__shrinker_calling[ksync__shrinker_depth] = rec;
+	ksync__shrinker_depth++;
+}
+
+static KSYNC_ALWAYS_INLINE void call_exit(void)
+{
+	ksync__shrinker_depth--;
+}
+
+static KSYNC_ALWAYS_INLINE unsigned long shrinker_call_count(struct ksync_shrinker_record *rec,
+							      struct ksync_shrink_control *sc)
+{
+	struct ksync_shrinker *s = rec->shrinker;
+	unsigned long r;
+
+	call_enter(rec);
+	r = s->count_objects(s, sc);
+	call_exit();
+	return r;
+}
+
+static KSYNC_ALWAYS_INLINE unsigned long shrinker_call_scan(struct ksync_shrinker_record *rec,
+							     struct ksync_shrink_control *sc)
+{
+	struct ksync_shrinker *s = rec->shrinker;
+	unsigned long r;
+
+	call_enter(rec);
+	r = s->scan_objects(s, sc);
+	call_exit();
+	return r;
+}
 
 /* group_info.c */
 extern const struct ksync_memgroup_client ksync__shrinker_group_client;
-struct shrinker_group_info *group_info(struct ksync_memgroup *g);
+
+/* The registry's state in @g, or NULL if @g is not a group of a registry (hot: inline). */
+static KSYNC_ALWAYS_INLINE struct shrinker_group_info *group_info(struct ksync_memgroup *g)
+{
+	return (struct shrinker_group_info *)ksync_memgroup_client_state(g, &ksync__shrinker_group_client);
+}
 int group_infos_grow_locked(struct ksync_shrinker_registry *reg, unsigned int new_nr);
 bool group_resume_after_gap(struct shrinker_group_info *info, int *idx);
 

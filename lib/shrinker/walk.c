@@ -13,41 +13,8 @@
 
 #include <errno.h>
 
-_Thread_local struct ksync_shrinker_record *ksync__shrinker_calling[CALL_DEPTH_MAX];
-_Thread_local int ksync__shrinker_depth;
-
-static KSYNC_ALWAYS_INLINE void call_enter(struct ksync_shrinker_record *rec)
-{
-	if (ksync__shrinker_depth < CALL_DEPTH_MAX)
-		ksync__shrinker_calling[ksync__shrinker_depth] = rec;
-	ksync__shrinker_depth++;
-}
-
-static KSYNC_ALWAYS_INLINE void call_exit(void)
-{
-	ksync__shrinker_depth--;
-}
-
-/* Call one of the shrinker's callbacks, recorded as a call into @rec (misuse checks). */
-#define CALL_SHRINKER(rec, sc, callback)                                       \
-	__extension__({                                                        \
-		struct ksync_shrinker *cs_s = (rec)->shrinker;                 \
-		unsigned long cs_r;                                            \
-		call_enter(rec);                                               \
-		cs_r = cs_s->callback(cs_s, (sc));                             \
-		call_exit();                                                   \
-		cs_r;                                                          \
-	})
-
-unsigned long shrinker_call_count(struct ksync_shrinker_record *rec, struct ksync_shrink_control *sc)
-{
-	return CALL_SHRINKER(rec, sc, count_objects);
-}
-
-unsigned long shrinker_call_scan(struct ksync_shrinker_record *rec, struct ksync_shrink_control *sc)
-{
-	return CALL_SHRINKER(rec, sc, scan_objects);
-}
+_Thread_local struct ksync_shrinker_record *ksync__shrinker_calling[CALL_DEPTH_MAX] SHRINKER_TLS;
+_Thread_local int ksync__shrinker_depth SHRINKER_TLS;
 
 /*
  * One shrinker, one (group, node): count, add the carried-over work, scan in
