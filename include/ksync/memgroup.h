@@ -263,6 +263,29 @@ enum ksync_memgroup_state ksync_memgroup_state(const struct ksync_memgroup *g);
 /** ksync_memgroup_set_of() - the set @g belongs to. */
 struct ksync_memgroup_set *ksync_memgroup_set_of(const struct ksync_memgroup *g);
 
+/**
+ * ksync_memgroup_next_child() - iterate over @parent's children, lockless.
+ * @parent: the group
+ * @prev: the child returned last, or NULL to start
+ *
+ * Call inside a read section of the set's domain (ksync_memgroup_set_srcu()),
+ * all the way through one iteration. Every child not yet released is seen,
+ * whatever its state (check ksync_memgroup_state(), or take a reference with
+ * ksync_memgroup_tryget_online()); a child created or released during the
+ * walk may or may not be seen. Return: the next child, or NULL.
+ */
+struct ksync_memgroup *ksync_memgroup_next_child(struct ksync_memgroup *parent,
+					       struct ksync_memgroup *prev);
+
+/**
+ * ksync_memgroup_for_each_child() - ksync_memgroup_next_child() as a loop.
+ * @pos: a struct ksync_memgroup * cursor
+ * @parent: the group
+ */
+#define ksync_memgroup_for_each_child(pos, parent)                             \
+	for ((pos) = ksync_memgroup_next_child((parent), NULL); (pos);         \
+	     (pos) = ksync_memgroup_next_child((parent), (pos)))
+
 /** ksync_memgroup_nr_groups() - groups of @set not yet freed (under its mutex). */
 int ksync_memgroup_nr_groups(struct ksync_memgroup_set *set);
 

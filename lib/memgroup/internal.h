@@ -46,6 +46,8 @@ struct ksync_memgroup {
 	unsigned int onlined;      /* clients whose online hook ran here; under set->mutex */
 	ksync_atomic_t refcount;   /* M2 */
 	struct ksync_list_head link; /* set->groups */
+	struct ksync_list_head children; /* RCU list of the children not yet released */
+	struct ksync_list_head sibling;  /* on parent->children; under set->mutex, read under SRCU */
 	struct ksync_rcu_head rcu;
 };
 

@@ -30,12 +30,18 @@
  *       ksync_memgroup_state() loads it with acquire.
  *   M2  references: put is a fully ordered decrement; the thread that takes
  *       the count to zero sees every access made under the references.
+ *   M3  children: a group joins its parent's RCU list of children (release,
+ *       list_add_tail_rcu) when it is created and leaves it (list_del_rcu)
+ *       when it is released, before its memory goes through a grace period
+ *       of set->srcu; ksync_memgroup_next_child() walks the list inside a
+ *       read section (dependency-ordered loads).
  */
 #define _GNU_SOURCE
 #include <ksync/memgroup.h>
 
 #include <ksync/atomic.h>
 #include <ksync/list.h>
+#include <ksync/rculist.h>
 #include <ksync/rcupdate.h>
 #include <ksync/srcu.h>
 
@@ -257,6 +263,8 @@ static void group_release(struct ksync_memgroup *g)
 			b.client[k]->release(g, b.slot[k], b.priv[k]);
 	pthread_mutex_lock(&set->mutex);
 	ksync_list_del(&g->link);
+	if (g->parent)
+		ksync_list_del_rcu(&g->sibling); /* readers inside a section may still step past it (M3) */
 	set->nr_groups--;
 	pthread_mutex_unlock(&set->mutex);
 	ksync_call_srcu(&set->srcu, &g->rcu, free_rcu_group);
@@ -282,6 +290,7 @@ struct ksync_memgroup *ksync__memgroup_create(KSYNC_SITE_ARGS, struct ksync_memg
 		return NULL;
 	g->set = set;
 	g->parent = parent;
+	ksync_init_list_head(&g->children);
 	ksync_atomic_set(&g->refcount, 1); /* the creator's */
 	pthread_mutex_lock(&set->mutex);
 	if (MISUSE(at, parent && KSYNC_READ_ONCE(parent->state) != KSYNC_MEMGROUP_ONLINE,
@@ -312,6 +321,8 @@ struct ksync_memgroup *ksync__memgroup_create(KSYNC_SITE_ARGS, struct ksync_memg
 		ksync_memgroup_get(parent);
 	}
 	ksync_list_add_tail(&g->link, &set->groups);
+	if (parent) /* M3: publishes the group to ksync_memgroup_next_child(); the state store below follows */
+		ksync_list_add_tail_rcu(&g->sibling, &parent->children);
 	set->nr_groups++;
 	set_state(g, KSYNC_MEMGROUP_ONLINE);
 	pthread_mutex_unlock(&set->mutex);
@@ -413,4 +424,14 @@ int ksync_memgroup_nr_groups(struct ksync_memgroup_set *set)
 	n = set->nr_groups;
 	pthread_mutex_unlock(&set->mutex);
 	return n;
+}
+
+struct ksync_memgroup *ksync_memgroup_next_child(struct ksync_memgroup *parent,
+					       struct ksync_memgroup *prev)
+{
+	struct ksync_list_head *next = prev ? ksync_rcu_dereference_raw(prev->sibling.next)
+					    : ksync_rcu_dereference_raw(parent->children.next); /* M3 */
+
+	return next == &parent->children ? NULL
+					  : ksync_container_of(next, struct ksync_memgroup, sibling);
 }

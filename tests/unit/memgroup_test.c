@@ -157,6 +157,88 @@ KTEST(hooks_run_in_client_order)
 	KCHECK_EQ(ksync_memgroup_set_destroy(set), 0);
 }
 
+KTEST(children_iterate_under_srcu)
+{
+	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
+	struct ksync_memgroup *p = ksync_memgroup_create(set, NULL), *c[3], *pos;
+	int n = 0, online = 0;
+
+	for (int i = 0; i < 3; i++)
+		c[i] = ksync_memgroup_create(NULL, p);
+	ksync_memgroup_get(c[1]);
+	KCHECK_EQ(ksync_memgroup_offline(c[1]), 0); /* DEAD, referenced: still a child */
+	KCHECK_EQ(ksync_memgroup_offline(c[2]), 0); /* released: gone */
+	int idx = ksync_srcu_read_lock(ksync_memgroup_set_srcu(set));
+	ksync_memgroup_for_each_child(pos, p) {
+		KCHECK(pos == c[0] || pos == c[1]);
+		n++;
+		online += ksync_memgroup_state(pos) == KSYNC_MEMGROUP_ONLINE;
+	}
+	ksync_srcu_read_unlock(ksync_memgroup_set_srcu(set), idx);
+	KCHECK_EQ(n, 2);
+	KCHECK_EQ(online, 1);
+	KCHECK(ksync_memgroup_next_child(c[0], NULL) == NULL);
+	ksync_memgroup_put(c[1]);
+	KCHECK_EQ(ksync_memgroup_offline(c[0]), 0);
+	KCHECK(ksync_memgroup_next_child(p, NULL) == NULL);
+	KCHECK_EQ(ksync_memgroup_offline(p), 0);
+	KCHECK_EQ(ksync_memgroup_set_destroy(set), 0);
+}
+
+/* Readers walk a parent's children while a churner creates and releases them. */
+struct child_churn {
+	struct ksync_memgroup_set *set;
+	struct ksync_memgroup *parent;
+	int stop;
+	long seen;
+};
+
+static void *child_reader(void *arg)
+{
+	struct child_churn *cc = arg;
+	struct ksync_srcu_struct *srcu = ksync_memgroup_set_srcu(cc->set);
+	struct ksync_memgroup *pos;
+
+	while (!__atomic_load_n(&cc->stop, __ATOMIC_ACQUIRE)) {
+		int idx = ksync_srcu_read_lock(srcu);
+		ksync_memgroup_for_each_child(pos, cc->parent) {
+			KASSERT(ksync_memgroup_parent(pos) == cc->parent);
+			cc->seen++;
+		}
+		ksync_srcu_read_unlock(srcu, idx);
+	}
+	return NULL;
+}
+
+KTEST(children_iterate_during_churn)
+{
+	struct child_churn cc = { .set = ksync_memgroup_set_create() };
+	struct ksync_memgroup *kids[8] = { 0 };
+	pthread_t t;
+	unsigned seed = 5;
+
+	cc.parent = ksync_memgroup_create(cc.set, NULL);
+	pthread_create(&t, NULL, child_reader, &cc);
+	double end = ktest_now() + ktest_seconds(0.3);
+	while (ktest_now() < end) {
+		int i = (int)(rand_r(&seed) % 8);
+		if (kids[i]) {
+			KASSERT(ksync_memgroup_offline(kids[i]) == 0);
+			kids[i] = NULL;
+		} else {
+			kids[i] = ksync_memgroup_create(NULL, cc.parent);
+		}
+	}
+	__atomic_store_n(&cc.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+	for (int i = 0; i < 8; i++)
+		if (kids[i])
+			KCHECK_EQ(ksync_memgroup_offline(kids[i]), 0);
+	KCHECK(cc.seen > 0);
+	KCHECK_EQ(ksync_memgroup_offline(cc.parent), 0);
+	KCHECK_EQ(ksync_memgroup_set_destroy(cc.set), 0);
+}
+
 KTEST(late_client_sees_online_groups_only)
 {
 	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
