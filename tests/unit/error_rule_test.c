@@ -6,6 +6,7 @@
  * report, when the row says there is one, must name this file and that line,
  * and come once. A row without a case, or a case without a row, fails.
  */
+#include <ksync/list_lru.h>
 #include <ksync/memgroup.h>
 #include <ksync/shrinker.h>
 #include <ksync/shrinker_debug.h>
@@ -57,6 +58,10 @@ static void errno_name(char *buf, long v)
 #define TWICE_NUM(seen, expr)                                                  \
 	do {                                                                   \
 		for (int k_ = 0; k_ < 2; k_++) { (seen)->line = __LINE__; errno_name((seen)->result[k_], (long)(expr)); } \
+	} while (0)
+#define TWICE_BOOL(seen, expr)                                                 \
+	do {                                                                   \
+		for (int k_ = 0; k_ < 2; k_++) { (seen)->line = __LINE__; strcpy((seen)->result[k_], (expr) ? "true" : "false"); } \
 	} while (0)
 #define TWICE_PTR(seen, expr)                                                  \
 	do {                                                                   \
@@ -335,6 +340,50 @@ static void c_mg_set_busy(struct seen *s)
 	KASSERT(ksync_memgroup_set_destroy(set) == 0);
 }
 
+static void c_lru_add_nid(struct seen *s)
+{
+	struct ksync_list_lru lru;
+	struct ksync_list_lru_item item;
+	ksync_list_lru_item_init(&item);
+	KASSERT(ksync_list_lru_init(&lru, NULL, 1, NULL) == 0);
+	TWICE_BOOL(s, ksync_list_lru_add(&lru, &item, 3, NULL));
+	KASSERT(ksync_list_lru_destroy(&lru) == 0);
+}
+
+static void c_lru_add_foreign(struct seen *s)
+{
+	struct ksync_memgroup_set *mine = ksync_memgroup_set_create(), *other = ksync_memgroup_set_create();
+	struct ksync_memgroup *g = ksync_memgroup_create(other, NULL);
+	struct ksync_list_lru lru;
+	struct ksync_list_lru_item item;
+	ksync_list_lru_item_init(&item);
+	KASSERT(ksync_list_lru_init(&lru, mine, 1, NULL) == 0);
+	TWICE_BOOL(s, ksync_list_lru_add(&lru, &item, 0, g));
+	KASSERT(ksync_list_lru_destroy(&lru) == 0);
+	KASSERT(ksync_memgroup_offline(g) == 0);
+	KASSERT(ksync_memgroup_set_destroy(mine) == 0 && ksync_memgroup_set_destroy(other) == 0);
+}
+
+static void c_lru_count_nid(struct seen *s)
+{
+	struct ksync_list_lru lru;
+	KASSERT(ksync_list_lru_init(&lru, NULL, 2, NULL) == 0);
+	TWICE_NUM(s, ksync_list_lru_count_one(&lru, 2, NULL));
+	KASSERT(ksync_list_lru_destroy(&lru) == 0);
+}
+
+static void c_lru_destroy_items(struct seen *s)
+{
+	struct ksync_list_lru lru;
+	struct ksync_list_lru_item item;
+	ksync_list_lru_item_init(&item);
+	KASSERT(ksync_list_lru_init(&lru, NULL, 1, NULL) == 0);
+	KASSERT(ksync_list_lru_add(&lru, &item, 0, NULL));
+	TWICE_NUM(s, ksync_list_lru_destroy(&lru));
+	KASSERT(ksync_list_lru_del_obj(&lru, &item));
+	KASSERT(ksync_list_lru_destroy(&lru) == 0);
+}
+
 static const struct row_case {
 	const char *call, *condition;
 	void (*run)(struct seen *);
@@ -373,6 +422,10 @@ static const struct row_case {
 	{ "ksync_memgroup_client_register", "no online hook", c_mg_client_nohook, 0, 0 },
 	{ "ksync_memgroup_client_unregister", "groups remain", c_mg_client_groups, 0, 0 },
 	{ "ksync_memgroup_set_destroy", "groups or clients remain", c_mg_set_busy, 0, 0 },
+	{ "ksync_list_lru_add", "bad nid", c_lru_add_nid, 0, 0 },
+	{ "ksync_list_lru_add", "a group of another set", c_lru_add_foreign, 0, 0 },
+	{ "ksync_list_lru_count_one", "bad nid", c_lru_count_nid, 0, 0 },
+	{ "ksync_list_lru_destroy", "items remain on the lists", c_lru_destroy_items, 0, 0 },
 };
 #define NR_CASES (sizeof(cases) / sizeof(cases[0]))
 
