@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "ktest.h"
+#include "bitmodel.h"
 #include "rng.h"
 
 static uint64_t rng_state = 0x6a09e667f3bcc909ULL;
@@ -30,41 +31,14 @@ static uint64_t rnd(void)
 	return kt_xorshift64s(&rng_state);
 }
 
-/* A map of up to MAXB bits, one spare word for stray tail bits. */
-#define MAXB 300
-#define MAXW (BITS_TO_LONGS(MAXB) + 1)
+#define MAXB KT_MAXB
+#define MAXW KT_MAXW
+#define sizes kt_bit_sizes
+#define NSIZES KT_NSIZES
 
-/* Sizes that meet every word boundary: empty, one bit, around each multiple. */
-static const unsigned long sizes[] = { 0,
-				       1,
-				       2,
-				       BITS_PER_LONG - 1,
-				       BITS_PER_LONG,
-				       BITS_PER_LONG + 1,
-				       2 * BITS_PER_LONG - 1,
-				       2 * BITS_PER_LONG,
-				       2 * BITS_PER_LONG + 1,
-				       200,
-				       MAXB };
-#define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
-
-/* Random words everywhere (past @size too); the model holds the bits below @size. */
 static void random_map(unsigned long *map, bool *m, unsigned long size)
 {
-	unsigned int density = (unsigned int)(rnd() % 4);
-
-	for (unsigned long i = 0; i < MAXW; i++) {
-		unsigned long w = (unsigned long)rnd();
-		if (density == 0)
-			w &= (unsigned long)rnd() & (unsigned long)rnd(); /* sparse */
-		else if (density == 1)
-			w |= (unsigned long)rnd() | (unsigned long)rnd(); /* dense */
-		map[i] = w;
-	}
-	if (rnd() % 8 == 0) /* whole words empty or full, runs across boundaries */
-		memset(map, rnd() % 2 ? 0xff : 0, MAXW * sizeof(unsigned long));
-	for (unsigned long i = 0; i < size; i++)
-		m[i] = test_bit(i, map);
+	kt_random_map(map, m, size, &rng_state);
 }
 
 /* ------------------------------------------------------------------------ */

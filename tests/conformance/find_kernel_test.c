@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "ktest.h"
+#include "bitmodel.h"
 #include "rng.h"
 
 static uint64_t rng_state = 0xbb67ae8584caa73bULL;
@@ -25,38 +26,14 @@ static uint64_t rnd(void)
 	return kt_xorshift64s(&rng_state);
 }
 
-#define MAXB 300
-#define MAXW (BITS_TO_LONGS(MAXB) + 1)
-
-static const unsigned long sizes[] = { 0,
-				       1,
-				       2,
-				       BITS_PER_LONG - 1,
-				       BITS_PER_LONG,
-				       BITS_PER_LONG + 1,
-				       2 * BITS_PER_LONG - 1,
-				       2 * BITS_PER_LONG,
-				       2 * BITS_PER_LONG + 1,
-				       200,
-				       MAXB };
-#define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
+#define MAXB KT_MAXB
+#define MAXW KT_MAXW
+#define sizes kt_bit_sizes
+#define NSIZES KT_NSIZES
 
 static void random_map(unsigned long *map, bool *m, unsigned long size)
 {
-	unsigned int density = (unsigned int)(rnd() % 5);
-
-	for (unsigned long i = 0; i < MAXW; i++) {
-		unsigned long w = (unsigned long)rnd();
-		if (density == 0)
-			w &= (unsigned long)rnd() & (unsigned long)rnd();
-		else if (density == 1)
-			w |= (unsigned long)rnd() | (unsigned long)rnd();
-		else if (density == 2) /* long runs: whole words of one value */
-			w = rnd() % 2 ? ~0UL : 0UL;
-		map[i] = w;
-	}
-	for (unsigned long i = 0; i < size; i++)
-		m[i] = test_bit(i, map);
+	kt_random_map(map, m, size, &rng_state);
 }
 
 static unsigned long ref_next(const bool *m, unsigned long size, unsigned long off, bool val)
