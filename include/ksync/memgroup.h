@@ -148,8 +148,10 @@ struct ksync_srcu_struct *ksync_memgroup_set_srcu(struct ksync_memgroup_set *set
  *
  * Calls @client->online for every group already online. Return: the
  * client's slot (0..%KSYNC_MEMGROUP_MAX_CLIENTS-1), -ENOSPC when every slot
- * is taken, -EINVAL without an online hook, or the first error of an online
- * hook (the groups already brought online get their release hook).
+ * is taken, -EINVAL without an online hook (reported), -EBUSY when @client
+ * is already registered with the same @priv (reported; the same hooks with
+ * another @priv take another slot), or the first error of an online hook
+ * (the groups already brought online get their release hook).
  */
 int ksync__memgroup_client_register(const char *file, int line, struct ksync_memgroup_set *set,
 				   const struct ksync_memgroup_client *client, void *priv);
@@ -157,7 +159,8 @@ int ksync__memgroup_client_register(const char *file, int line, struct ksync_mem
 
 /**
  * ksync_memgroup_client_unregister() - remove the client of @slot.
- * Return: 0; -EBUSY while groups exist (reported); -ENOENT for a free slot.
+ * Return: 0; -EBUSY while groups exist (reported); -ENOENT for a free slot
+ * (reported); -EINVAL for a slot out of range (reported).
  */
 int ksync__memgroup_client_unregister(const char *file, int line, struct ksync_memgroup_set *set, int slot);
 #define ksync_memgroup_client_unregister(...) ksync__memgroup_client_unregister(__FILE__, __LINE__, __VA_ARGS__)

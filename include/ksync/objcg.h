@@ -71,28 +71,46 @@ enum ksync_memgroup_stat {
  *
  * One relaxed atomic add while @g is online; otherwise the add goes to the
  * nearest online ancestor (or the root), inside a read section. Unordered.
+ *
+ * Return: 0, or -EINVAL (reported) for a NULL @g, @nid outside the set's
+ * nodes or @item outside the statistics: nothing is added.
  */
-void ksync_memgroup_stat_add(struct ksync_memgroup *g, int nid, int item, long delta);
+int ksync__memgroup_stat_add(const char *file, int line, struct ksync_memgroup *g, int nid, int item,
+			     long delta);
+#define ksync_memgroup_stat_add(...) ksync__memgroup_stat_add(__FILE__, __LINE__, __VA_ARGS__)
 
 /**
  * ksync_memgroup_stat_add_always_locked() - ksync_memgroup_stat_add() that
  * always enters a read section first (the seed's patch 2 before patch 3): for
  * benchmarks that measure what the fast path saves. Same result.
  */
-void ksync_memgroup_stat_add_always_locked(struct ksync_memgroup *g, int nid, int item, long delta);
+int ksync__memgroup_stat_add_always_locked(const char *file, int line, struct ksync_memgroup *g, int nid,
+					   int item, long delta);
+#define ksync_memgroup_stat_add_always_locked(...) \
+	ksync__memgroup_stat_add_always_locked(__FILE__, __LINE__, __VA_ARGS__)
 
-/** ksync_memgroup_stat_read() - @g's own counter (not its children's), unordered. */
-long ksync_memgroup_stat_read(const struct ksync_memgroup *g, int nid, int item);
+/**
+ * ksync_memgroup_stat_read() - @g's own counter (not its children's), unordered.
+ * Return: the counter; 0 (reported) for a NULL @g or a bad @nid or @item.
+ */
+long ksync__memgroup_stat_read(const char *file, int line, const struct ksync_memgroup *g, int nid, int item);
+#define ksync_memgroup_stat_read(...) ksync__memgroup_stat_read(__FILE__, __LINE__, __VA_ARGS__)
 
-/** ksync_memgroup_stat_root() - the set's root counter: work of top-level groups that went away. */
-long ksync_memgroup_stat_root(struct ksync_memgroup_set *set, int nid, int item);
+/**
+ * ksync_memgroup_stat_root() - the set's root counter: work of top-level groups that went away.
+ * Return: the counter; 0 (reported) for a NULL @set or a bad @nid or @item.
+ */
+long ksync__memgroup_stat_root(const char *file, int line, struct ksync_memgroup_set *set, int nid, int item);
+#define ksync_memgroup_stat_root(...) ksync__memgroup_stat_root(__FILE__, __LINE__, __VA_ARGS__)
 
 /**
  * ksync_memgroup_stat_total() - the sum of @item on @nid over every group of
  * @set not yet freed, plus the root: the conserved quantity. Takes the set's
- * mutex; exact when no update runs concurrently.
+ * mutex; exact when no update runs concurrently. 0 (reported) for a NULL
+ * @set or a bad @nid or @item.
  */
-long ksync_memgroup_stat_total(struct ksync_memgroup_set *set, int nid, int item);
+long ksync__memgroup_stat_total(const char *file, int line, struct ksync_memgroup_set *set, int nid, int item);
+#define ksync_memgroup_stat_total(...) ksync__memgroup_stat_total(__FILE__, __LINE__, __VA_ARGS__)
 
 /** ksync_memgroup_set_nr_nodes() - the node count of @set's statistics. */
 int ksync_memgroup_set_nr_nodes(const struct ksync_memgroup_set *set);
@@ -133,8 +151,12 @@ struct ksync_memgroup *ksync_objcg_get_group(struct ksync_objcg *objcg);
  * ksync_objcg_charge() - account @nr_objects objects of @bytes bytes in all
  * on @nid to the group @objcg points at (KSYNC_MEMGROUP_STAT_OBJECTS and
  * _BYTES), with dying redirection. Negative values uncharge.
+ * Return: 0, or -EINVAL (reported) for a NULL @objcg or @nid outside the
+ * set's nodes: nothing is charged.
  */
-void ksync_objcg_charge(struct ksync_objcg *objcg, int nid, long nr_objects, long bytes);
+int ksync__objcg_charge(const char *file, int line, struct ksync_objcg *objcg, int nid, long nr_objects,
+			long bytes);
+#define ksync_objcg_charge(...) ksync__objcg_charge(__FILE__, __LINE__, __VA_ARGS__)
 
 KSYNC_EXTERN_C_END
 

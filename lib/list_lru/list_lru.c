@@ -215,11 +215,19 @@ static struct ksync_list_lru_one *entry_load(struct lru_table *t, int nid)
  * goes to its parent when the statistics client runs, last of the offline
  * steps, so sums stay exact in between. Nodes beyond the set's statistics
  * (a list_lru with more nodes than its set) and the global lists are not
- * counted.
+ * counted; items reparented from a counted list to an uncounted one (a
+ * top-level group's items going to the global list) leave the counted
+ * world there, so their count is taken off the dying group's counter at the
+ * move, before the statistics client hands that counter to the root.
  */
+static bool list_counted(const struct ksync_list_lru_one *l)
+{
+	return l->group && l->nid < ksync_memgroup_set_nr_nodes(ksync_memgroup_set_of(l->group));
+}
+
 static void list_account(struct ksync_list_lru_one *l, long delta)
 {
-	if (l->group && l->nid < ksync_memgroup_set_nr_nodes(ksync_memgroup_set_of(l->group)))
+	if (list_counted(l))
 		ksync_memgroup_stat_add(l->group, l->nid, KSYNC_MEMGROUP_STAT_LRU, delta);
 }
 
@@ -383,11 +391,17 @@ static long move_items_locked(struct ksync_list_lru_one *src, struct ksync_list_
 	struct ksync_list_lru_item *item;
 	long n = src->nr_items;
 
+	/*
+	 * Release: pairs with the acquire load of item->list in del (L4's
+	 * loads): a del that sees @dst also sees the item's link on it.
+	 */
 	ksync_list_for_each_entry(item, &src->items, link)
-		KSYNC_WRITE_ONCE(item->list, dst);
+		ksync_smp_store_release(&item->list, dst);
 	ksync_list_splice_tail_init(&src->items, &dst->items);
 	KSYNC_WRITE_ONCE(dst->nr_items, dst->nr_items + n);
 	KSYNC_WRITE_ONCE(src->nr_items, 0);
+	if (n && list_counted(src) && !list_counted(dst))
+		list_account(src, -n);
 	return n;
 }
 

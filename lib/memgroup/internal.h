@@ -55,5 +55,7 @@ struct ksync_memgroup {
 /* objcg.c, stats.c: the built-in clients. */
 extern const struct ksync_memgroup_client ksync__objcg_client;
 extern const struct ksync_memgroup_client ksync__stats_client;
+/* stats.c: @delta to the set's root counter (the caller checked @nid and @item). */
+void ksync__memgroup_stat_root_add(struct ksync_memgroup_set *set, int nid, int item, long delta);
 
 #endif /* KSYNC_LIB_MEMGROUP_INTERNAL_H */

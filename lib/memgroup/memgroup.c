@@ -184,9 +184,16 @@ int ksync__memgroup_client_register(KSYNC_SITE_ARGS, struct ksync_memgroup_set *
 		       "ksync_memgroup_client_register: a client needs an online hook"))
 		return -EINVAL;
 	pthread_mutex_lock(&set->mutex);
-	for (int i = 0; i < KSYNC_MEMGROUP_MAX_CLIENTS && slot < 0; i++)
-		if (!set->clients[i])
+	for (int i = 0; i < KSYNC_MEMGROUP_MAX_CLIENTS; i++) {
+		/* The same hooks with the same state twice: every group would run them twice. */
+		if (MISUSE(at, set->clients[i] == client && set->priv[i] == priv,
+			   "ksync_memgroup_client_register: client already registered with this priv")) {
+			pthread_mutex_unlock(&set->mutex);
+			return -EBUSY;
+		}
+		if (!set->clients[i] && slot < 0)
 			slot = i;
+	}
 	if (slot < 0) {
 		pthread_mutex_unlock(&set->mutex);
 		return -ENOSPC;
@@ -230,7 +237,7 @@ int ksync__memgroup_client_unregister(KSYNC_SITE_ARGS, struct ksync_memgroup_set
 		       "ksync_memgroup_client_unregister: bad slot"))
 		return -EINVAL;
 	pthread_mutex_lock(&set->mutex);
-	if (!set->clients[slot])
+	if (MISUSE(at, !set->clients[slot], "ksync_memgroup_client_unregister: slot not registered"))
 		ret = -ENOENT;
 	else if (MISUSE(at, set->nr_groups, "ksync_memgroup_client_unregister: groups remain"))
 		ret = -EBUSY;

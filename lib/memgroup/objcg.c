@@ -180,20 +180,28 @@ struct ksync_memgroup *ksync_objcg_get_group(struct ksync_objcg *objcg)
 	}
 }
 
-void ksync_objcg_charge(struct ksync_objcg *objcg, int nid, long nr_objects, long bytes)
+int ksync__objcg_charge(KSYNC_SITE_ARGS, struct ksync_objcg *objcg, int nid, long nr_objects, long bytes)
 {
-	struct ksync_memgroup_set *set = objcg->set;
-	int idx = ksync_srcu_read_lock(&set->srcu);
-	struct ksync_memgroup *g = ksync_objcg_group(objcg);
+	struct ksync_site at = KSYNC_SITE_INIT;
+	struct ksync_memgroup_set *set;
+	struct ksync_memgroup *g;
+	int idx;
 
+	if (MISUSE(at, !objcg, "ksync_objcg_charge: NULL handle"))
+		return -EINVAL;
+	set = objcg->set;
+	if (KSYNC_WARN_AT(at.file, at.line, nid < 0 || nid >= set->nr_nodes,
+			  "ksync_objcg_charge: nid %d out of range (%d nodes)", nid, set->nr_nodes))
+		return -EINVAL;
+	idx = ksync_srcu_read_lock(&set->srcu);
+	g = ksync_objcg_group(objcg);
 	if (g) {
 		ksync_memgroup_stat_add(g, nid, KSYNC_MEMGROUP_STAT_OBJECTS, nr_objects);
 		ksync_memgroup_stat_add(g, nid, KSYNC_MEMGROUP_STAT_BYTES, bytes);
 	} else {
-		ksync_atomic_long_add(nr_objects, &set->root_stats[nid * KSYNC_MEMGROUP_NR_STATS +
-								  KSYNC_MEMGROUP_STAT_OBJECTS]);
-		ksync_atomic_long_add(bytes, &set->root_stats[nid * KSYNC_MEMGROUP_NR_STATS +
-							     KSYNC_MEMGROUP_STAT_BYTES]);
+		ksync__memgroup_stat_root_add(set, nid, KSYNC_MEMGROUP_STAT_OBJECTS, nr_objects);
+		ksync__memgroup_stat_root_add(set, nid, KSYNC_MEMGROUP_STAT_BYTES, bytes);
 	}
 	ksync_srcu_read_unlock(&set->srcu, idx);
+	return 0;
 }

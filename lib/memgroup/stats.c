@@ -116,6 +116,21 @@ const struct ksync_memgroup_client ksync__stats_client = {
 	.order = KSYNC_MEMGROUP_ORDER_STATS,
 };
 
+/*
+ * @nid and @item name a counter of @set? Reported at the caller's site when
+ * not (a bad index would read or write past the counters).
+ */
+static bool stat_args_ok(struct ksync_site at, const char *fn, const struct ksync_memgroup_set *set, int nid,
+			 int item)
+{
+	if (KSYNC_WARN_AT(at.file, at.line, !set, "%s: NULL group or set", fn))
+		return false;
+	return !KSYNC_WARN_AT(at.file, at.line,
+			      nid < 0 || nid >= set->nr_nodes || item < 0 || item >= KSYNC_MEMGROUP_NR_STATS,
+			      "%s: nid %d or item %d out of range (%d nodes, %d items)", fn, nid, item,
+			      set->nr_nodes, KSYNC_MEMGROUP_NR_STATS);
+}
+
 static KSYNC_COLD void stat_add_slow(struct ksync_memgroup *g, int nid, int item, long delta)
 {
 	struct ksync_memgroup_set *set = ksync_memgroup_set_of(g);
@@ -128,40 +143,62 @@ static KSYNC_COLD void stat_add_slow(struct ksync_memgroup *g, int nid, int item
 	ksync_srcu_read_unlock(&set->srcu, idx);
 }
 
-void ksync_memgroup_stat_add(struct ksync_memgroup *g, int nid, int item, long delta)
+int ksync__memgroup_stat_add(KSYNC_SITE_ARGS, struct ksync_memgroup *g, int nid, int item, long delta)
 {
+	struct ksync_site at = KSYNC_SITE_INIT;
+
+	if (ksync_unlikely(!stat_args_ok(at, "ksync_memgroup_stat_add", g ? g->set : NULL, nid, item)))
+		return -EINVAL;
 	/* Fast path: no read section, one relaxed atomic. Unordered on purpose. */
 	if (ksync_likely(KSYNC_READ_ONCE(g->state) == KSYNC_MEMGROUP_ONLINE)) {
 		ksync_atomic_long_add(delta, &stats_of(g)->v[STAT_IDX(nid, item)]);
-		return;
+		return 0;
 	}
 	stat_add_slow(g, nid, item, delta);
+	return 0;
 }
 
-void ksync_memgroup_stat_add_always_locked(struct ksync_memgroup *g, int nid, int item, long delta)
+int ksync__memgroup_stat_add_always_locked(KSYNC_SITE_ARGS, struct ksync_memgroup *g, int nid, int item,
+					   long delta)
 {
+	struct ksync_site at = KSYNC_SITE_INIT;
+
+	if (!stat_args_ok(at, "ksync_memgroup_stat_add_always_locked", g ? g->set : NULL, nid, item))
+		return -EINVAL;
 	stat_add_slow(g, nid, item, delta);
+	return 0;
 }
 
-long ksync_memgroup_stat_read(const struct ksync_memgroup *g, int nid, int item)
+long ksync__memgroup_stat_read(KSYNC_SITE_ARGS, const struct ksync_memgroup *g, int nid, int item)
 {
+	struct ksync_site at = KSYNC_SITE_INIT;
+
+	if (!stat_args_ok(at, "ksync_memgroup_stat_read", g ? g->set : NULL, nid, item))
+		return 0;
 	return ksync_atomic_long_read(&stats_of(g)->v[STAT_IDX(nid, item)]);
 }
 
-long ksync_memgroup_stat_root(struct ksync_memgroup_set *set, int nid, int item)
+long ksync__memgroup_stat_root(KSYNC_SITE_ARGS, struct ksync_memgroup_set *set, int nid, int item)
 {
+	struct ksync_site at = KSYNC_SITE_INIT;
+
+	if (!stat_args_ok(at, "ksync_memgroup_stat_root", set, nid, item))
+		return 0;
 	return ksync_atomic_long_read(&set->root_stats[STAT_IDX(nid, item)]);
 }
 
-long ksync_memgroup_stat_total(struct ksync_memgroup_set *set, int nid, int item)
+long ksync__memgroup_stat_total(KSYNC_SITE_ARGS, struct ksync_memgroup_set *set, int nid, int item)
 {
+	struct ksync_site at = KSYNC_SITE_INIT;
 	struct ksync_memgroup *g;
 	long sum;
 
+	if (!stat_args_ok(at, "ksync_memgroup_stat_total", set, nid, item))
+		return 0;
 	/* Final moves still queued hold counts too: let them land first. */
 	ksync_srcu_barrier(&set->srcu);
 	pthread_mutex_lock(&set->mutex);
-	sum = ksync_memgroup_stat_root(set, nid, item);
+	sum = ksync_atomic_long_read(&set->root_stats[STAT_IDX(nid, item)]);
 	ksync_list_for_each_entry(g, &set->groups, link) {
 		struct stats_state *st = stats_of(g);
 		if (st)
@@ -169,6 +206,12 @@ long ksync_memgroup_stat_total(struct ksync_memgroup_set *set, int nid, int item
 	}
 	pthread_mutex_unlock(&set->mutex);
 	return sum;
+}
+
+/* For ksync_objcg_charge(): @delta to the root's @item on @nid (arguments checked). */
+void ksync__memgroup_stat_root_add(struct ksync_memgroup_set *set, int nid, int item, long delta)
+{
+	ksync_atomic_long_add(delta, &set->root_stats[STAT_IDX(nid, item)]);
 }
 
 int ksync_memgroup_set_nr_nodes(const struct ksync_memgroup_set *set)

@@ -8,6 +8,7 @@
  */
 #include <ksync/list_lru.h>
 #include <ksync/memgroup.h>
+#include <ksync/objcg.h>
 #include <ksync/shrinker.h>
 #include <ksync/shrinker_debug.h>
 
@@ -331,6 +332,96 @@ static void c_mg_client_groups(struct seen *s)
 	KASSERT(ksync_memgroup_set_destroy(set) == 0);
 }
 
+static void c_mg_client_twice(struct seen *s)
+{
+	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
+	static const struct ksync_memgroup_client c = { "c", on_online, NULL, NULL, 0 };
+	int a = 1, b = 2;
+	int slot = ksync_memgroup_client_register(set, &c, &a);
+	int other = ksync_memgroup_client_register(set, &c, &b); /* another priv: a client of its own */
+	KASSERT(slot >= 0 && other >= 0 && other != slot);
+	TWICE_NUM(s, ksync_memgroup_client_register(set, &c, &a));
+	KASSERT(ksync_memgroup_client_unregister(set, slot) == 0);
+	KASSERT(ksync_memgroup_client_unregister(set, other) == 0);
+	KASSERT(ksync_memgroup_set_destroy(set) == 0);
+}
+
+static void c_mg_client_free_slot(struct seen *s)
+{
+	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
+	struct ksync_memgroup *g = ksync_memgroup_create(set, NULL); /* -ENOENT comes before -EBUSY */
+	TWICE_NUM(s, ksync_memgroup_client_unregister(set, 0));
+	KASSERT(ksync_memgroup_offline(g) == 0);
+	KASSERT(ksync_memgroup_set_destroy(set) == 0);
+}
+
+/* A set with one online group and a bad (nid, item) pair for each stats case. */
+static struct ksync_memgroup_set *stat_set;
+static struct ksync_memgroup *stat_group;
+
+static void stat_fixture(void)
+{
+	stat_set = ksync_memgroup_set_create();
+	stat_group = ksync_memgroup_create(stat_set, NULL);
+	KASSERT(stat_set && stat_group);
+}
+
+static void stat_fixture_done(void)
+{
+	/* Nothing bad landed anywhere: every counter of node 0 is still zero. */
+	for (int item = 0; item < KSYNC_MEMGROUP_NR_STATS; item++)
+		KASSERT(ksync_memgroup_stat_total(stat_set, 0, item) == 0);
+	KASSERT(ksync_memgroup_offline(stat_group) == 0);
+	KASSERT(ksync_memgroup_set_destroy(stat_set) == 0);
+}
+
+static void c_stat_add(struct seen *s)
+{
+	stat_fixture();
+	TWICE_NUM(s, ksync_memgroup_stat_add(stat_group, ksync_memgroup_set_nr_nodes(stat_set),
+					     KSYNC_MEMGROUP_STAT_LRU, 1));
+	stat_fixture_done();
+}
+
+static void c_stat_add_locked(struct seen *s)
+{
+	stat_fixture();
+	TWICE_NUM(s, ksync_memgroup_stat_add_always_locked(stat_group, 0, -1, 1));
+	stat_fixture_done();
+}
+
+static void c_stat_read(struct seen *s)
+{
+	stat_fixture();
+	TWICE_NUM(s, ksync_memgroup_stat_read(stat_group, 0, KSYNC_MEMGROUP_NR_STATS));
+	stat_fixture_done();
+}
+
+static void c_stat_root(struct seen *s)
+{
+	stat_fixture();
+	TWICE_NUM(s, ksync_memgroup_stat_root(stat_set, 1 << 20, 0));
+	stat_fixture_done();
+}
+
+static void c_stat_total(struct seen *s)
+{
+	stat_fixture();
+	TWICE_NUM(s, ksync_memgroup_stat_total(stat_set, -5, 0));
+	stat_fixture_done();
+}
+
+static void c_objcg_charge(struct seen *s)
+{
+	struct ksync_objcg *h;
+	stat_fixture();
+	h = ksync_memgroup_get_objcg(stat_group);
+	KASSERT(h);
+	TWICE_NUM(s, ksync_objcg_charge(h, ksync_memgroup_set_nr_nodes(stat_set), 1, 64));
+	ksync_objcg_put(h);
+	stat_fixture_done();
+}
+
 static void c_mg_set_busy(struct seen *s)
 {
 	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
@@ -420,7 +511,15 @@ static const struct row_case {
 	{ "ksync_memgroup_offline", "not online (offline twice)", c_mg_twice, 0, 0 },
 	{ "ksync_memgroup_offline", "online children", c_mg_children, 0, 0 },
 	{ "ksync_memgroup_client_register", "no online hook", c_mg_client_nohook, 0, 0 },
+	{ "ksync_memgroup_client_register", "the same client and priv already registered", c_mg_client_twice, 0, 0 },
 	{ "ksync_memgroup_client_unregister", "groups remain", c_mg_client_groups, 0, 0 },
+	{ "ksync_memgroup_client_unregister", "a free slot", c_mg_client_free_slot, 0, 0 },
+	{ "ksync_memgroup_stat_add", "nid or item out of range", c_stat_add, 0, 0 },
+	{ "ksync_memgroup_stat_add_always_locked", "nid or item out of range", c_stat_add_locked, 0, 0 },
+	{ "ksync_memgroup_stat_read", "nid or item out of range", c_stat_read, 0, 0 },
+	{ "ksync_memgroup_stat_root", "nid or item out of range", c_stat_root, 0, 0 },
+	{ "ksync_memgroup_stat_total", "nid or item out of range", c_stat_total, 0, 0 },
+	{ "ksync_objcg_charge", "nid out of range", c_objcg_charge, 0, 0 },
 	{ "ksync_memgroup_set_destroy", "groups or clients remain", c_mg_set_busy, 0, 0 },
 	{ "ksync_list_lru_add", "bad nid", c_lru_add_nid, 0, 0 },
 	{ "ksync_list_lru_add", "a group of another set", c_lru_add_foreign, 0, 0 },

@@ -9,10 +9,12 @@
  */
 #include <ksync/list_lru.h>
 #include <ksync/memgroup.h>
+#include <ksync/objcg.h>
 #include <ksync/shrinker.h>
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -394,6 +396,45 @@ KTEST(offline_reparents_up_to_the_global_list)
 	KCHECK_EQ(ksync_memgroup_set_destroy(set), 0);
 }
 
+/*
+ * Regression (adversarial review): the STAT_LRU counter is conserved when a
+ * top-level group's items go to the (uncounted) global list. Before the fix
+ * the dying group's counter carried those items into the root, and their
+ * later del from the global list subtracted nothing: the set's total grew by
+ * one per cycle while every list was empty.
+ */
+KTEST(lru_stat_conserved_through_the_global_list)
+{
+	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
+	struct ksync_list_lru lru;
+	struct obj o[3];
+
+	objs_init(o, 3);
+	KCHECK_EQ(ksync_list_lru_init(&lru, set, 1, NULL), 0);
+	for (int cycle = 0; cycle < 50; cycle++) {
+		struct ksync_memgroup *p = ksync_memgroup_create(set, NULL);
+		struct ksync_memgroup *c = ksync_memgroup_create(set, p);
+
+		KCHECK(ksync_list_lru_add(&lru, &o[0].lru, 0, p));
+		KCHECK(ksync_list_lru_add(&lru, &o[1].lru, 0, c));
+		KCHECK_EQ(ksync_memgroup_stat_total(set, 0, KSYNC_MEMGROUP_STAT_LRU), 2);
+		KCHECK_EQ(ksync_memgroup_offline(c), 0); /* c -> p: counted to counted */
+		KCHECK_EQ(ksync_memgroup_stat_total(set, 0, KSYNC_MEMGROUP_STAT_LRU), 2);
+		KCHECK_EQ(ksync_memgroup_offline(p), 0); /* p -> global: leaves the counted lists */
+		KCHECK_EQ(ksync_list_lru_count_one(&lru, 0, NULL), 2);
+		KCHECK_EQ(ksync_memgroup_stat_total(set, 0, KSYNC_MEMGROUP_STAT_LRU), 0);
+		KCHECK(ksync_list_lru_del_obj(&lru, &o[0].lru));
+		KCHECK(ksync_list_lru_del_obj(&lru, &o[1].lru));
+		/* A global item never counts: adding and deleting one moves nothing. */
+		KCHECK(ksync_list_lru_add(&lru, &o[2].lru, 0, NULL));
+		KCHECK(ksync_list_lru_del_obj(&lru, &o[2].lru));
+		KCHECK_EQ(ksync_memgroup_stat_total(set, 0, KSYNC_MEMGROUP_STAT_LRU), 0);
+		KCHECK_EQ(ksync_memgroup_stat_root(set, 0, KSYNC_MEMGROUP_STAT_LRU), 0);
+	}
+	KCHECK_EQ(ksync_list_lru_destroy(&lru), 0);
+	KCHECK_EQ(ksync_memgroup_set_destroy(set), 0);
+}
+
 /* Clients that add to the dying group before and after the lru's offline hook. */
 struct adder_client {
 	struct ksync_memgroup_client c;
@@ -517,6 +558,66 @@ KTEST(del_races_reparenting)
 	KCHECK(strcmp(order_of(&lru, 0, p), "1") == 0);
 	KCHECK(ksync_list_lru_del_obj(&lru, &o[1].lru));
 	KCHECK_EQ(ksync_memgroup_offline(p), 0);
+	KCHECK_EQ(ksync_list_lru_destroy(&lru), 0);
+	KCHECK_EQ(ksync_memgroup_set_destroy(set), 0);
+}
+
+/*
+ * Regression (adversarial review; TSan is the judge): a del that runs after
+ * an offline whose reparenting created the parent's list, with nothing else
+ * ordering the two threads. The del reaches the new list only through
+ * item->list; before the fix that pointer was stored relaxed, so the list's
+ * initialisation (its mutex) was not ordered before the del's lock, a data
+ * race TSan reported in nearly every run of this test.
+ */
+struct offliner_arg {
+	struct ksync_memgroup *volatile group;
+	int phase;
+	int rounds;
+};
+
+static void *offliner(void *arg)
+{
+	struct offliner_arg *a = arg;
+
+	for (int t = 0; t < a->rounds; t++) {
+		while (__atomic_load_n(&a->phase, __ATOMIC_ACQUIRE) != 2 * t + 1)
+			sched_yield();
+		KCHECK_EQ(ksync_memgroup_offline(a->group), 0);
+		__atomic_store_n(&a->phase, 2 * t + 2, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+KTEST(del_after_reparenting_to_a_new_list)
+{
+	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
+	struct offliner_arg a = { .rounds = 1000 };
+	struct ksync_list_lru lru;
+	pthread_t th;
+	struct obj o;
+	long dels = 0;
+
+	KCHECK_EQ(ksync_list_lru_init(&lru, set, 1, NULL), 0);
+	KCHECK_EQ(pthread_create(&th, NULL, offliner, &a), 0);
+	for (int t = 0; t < a.rounds; t++) {
+		struct ksync_memgroup *p = ksync_memgroup_create(set, NULL); /* no list yet */
+
+		a.group = ksync_memgroup_create(set, p);
+		objs_init(&o, 1);
+		KCHECK(ksync_list_lru_add(&lru, &o.lru, 0, a.group));
+		__atomic_store_n(&a.phase, 2 * t + 1, __ATOMIC_RELEASE);
+		for (volatile int i = 0; i < (t % 64) * 50; i++)
+			;
+		dels += ksync_list_lru_del_obj(&lru, &o.lru);
+		while (__atomic_load_n(&a.phase, __ATOMIC_ACQUIRE) != 2 * t + 2)
+			sched_yield();
+		KCHECK(!ksync_list_lru_item_on_list(&o.lru));
+		KCHECK_EQ(ksync_memgroup_offline(p), 0);
+	}
+	pthread_join(th, NULL);
+	KCHECK_EQ(dels, a.rounds); /* the item was on some list every time */
+	KCHECK_EQ(ksync_list_lru_count_node(&lru, 0), 0);
 	KCHECK_EQ(ksync_list_lru_destroy(&lru), 0);
 	KCHECK_EQ(ksync_memgroup_set_destroy(set), 0);
 }
