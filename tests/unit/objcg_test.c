@@ -6,6 +6,7 @@
  * ancestor, and the statistics are conserved exactly, also with updates that
  * race offline and with groups churning under concurrent charging.
  */
+#include <ksync/linux/memcontrol.h>
 #include <ksync/memgroup.h>
 #include <ksync/objcg.h>
 #include <ksync/srcu.h>
@@ -208,4 +209,37 @@ KTEST(charging_against_churning_groups_is_conserved)
 int main(int argc, char **argv)
 {
 	return ktest_run(argc, argv);
+}
+
+/* <ksync/linux/memcontrol.h>: the kernel's spellings name the same objects and calls. */
+KTEST(kernel_spellings)
+{
+	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
+	struct mem_cgroup *p = ksync_memgroup_create(set, NULL);
+	struct mem_cgroup *c = ksync_memgroup_create(NULL, p);
+	struct obj_cgroup *h = ksync_memgroup_get_objcg(c);
+	struct mem_cgroup *m;
+
+	KCHECK(mem_cgroup_online(c) && parent_mem_cgroup(c) == p && parent_mem_cgroup(p) == NULL);
+	KCHECK_EQ(mem_cgroup_id(c), ksync_memgroup_id(c));
+	KCHECK(mem_cgroup_tryget_online(c));
+	mem_cgroup_put(c);
+	obj_cgroup_get(h);
+	obj_cgroup_put(h);
+	m = get_mem_cgroup_from_objcg(h);
+	KCHECK(m == c);
+	mem_cgroup_put(m);
+	KCHECK(mem_cgroup_tryget(c)); /* keep c's memory past its offline */
+	KCHECK_EQ(ksync_memgroup_offline(c), 0);
+	KCHECK(!mem_cgroup_online(c) && !mem_cgroup_tryget_online(c));
+	{
+		struct ksync_srcu_struct *ss = ksync_memgroup_set_srcu(set);
+		int idx = ksync_srcu_read_lock(ss);
+		KCHECK(obj_cgroup_memcg(h) == p); /* the handle followed the offline */
+		ksync_srcu_read_unlock(ss, idx);
+	}
+	mem_cgroup_put(c);
+	obj_cgroup_put(h);
+	KCHECK_EQ(ksync_memgroup_offline(p), 0);
+	KCHECK_EQ(ksync_memgroup_set_destroy(set), 0);
 }
