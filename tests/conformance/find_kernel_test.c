@@ -18,6 +18,7 @@
 
 #include "ktest.h"
 #include "bitmodel.h"
+#include "bitref.h"
 #include "rng.h"
 
 static uint64_t rng_state = 0xbb67ae8584caa73bULL;
@@ -36,30 +37,15 @@ static void random_map(unsigned long *map, bool *m, unsigned long size)
 	kt_random_map(map, m, size, &rng_state);
 }
 
-static unsigned long ref_next(const bool *m, unsigned long size, unsigned long off, bool val)
-{
-	for (unsigned long i = off; i < size; i++)
-		if (m[i] == val)
-			return i;
-	return size;
-}
-
-static unsigned long ref_last(const bool *m, unsigned long size)
-{
-	for (unsigned long i = size; i-- > 0;)
-		if (m[i])
-			return i;
-	return size;
-}
 
 /* The kernel's find_next_bit_wrap(), on the model (offset clamped to @size). */
 static unsigned long ref_wrap(const bool *m, unsigned long size, unsigned long off)
 {
-	unsigned long bit = ref_next(m, size, off, true);
+	unsigned long bit = kt_ref_next(m, size, off, true);
 
 	if (bit < size || off == 0)
 		return bit;
-	bit = ref_next(m, off < size ? off : size, 0, true);
+	bit = kt_ref_next(m, off < size ? off : size, 0, true);
 	return bit < off && bit < size ? bit : size;
 }
 
@@ -259,40 +245,40 @@ static void check_map(const unsigned long *a, const bool *ma, const unsigned lon
 {
 	unsigned long bit, e, n, off = (unsigned long)(rnd() % (size + 3));
 
-	KASSERT(find_first_bit(a, size) == ref_next(ma, size, 0, true));
-	KASSERT(find_first_zero_bit(a, size) == ref_next(ma, size, 0, false));
-	KASSERT(find_next_bit(a, size, off) == ref_next(ma, size, off, true));
-	KASSERT(find_next_zero_bit(a, size, off) == ref_next(ma, size, off, false));
-	KASSERT(find_last_bit(a, size) == ref_last(ma, size));
+	KASSERT(find_first_bit(a, size) == kt_ref_next(ma, size, 0, true));
+	KASSERT(find_first_zero_bit(a, size) == kt_ref_next(ma, size, 0, false));
+	KASSERT(find_next_bit(a, size, off) == kt_ref_next(ma, size, off, true));
+	KASSERT(find_next_zero_bit(a, size, off) == kt_ref_next(ma, size, off, false));
+	KASSERT(find_last_bit(a, size) == kt_ref_last(ma, size));
 	KASSERT(find_next_bit_wrap(a, size, off) == ref_wrap(ma, size, off));
 
 	/* for_each_set_bit / _from / for_each_clear_bit / _from */
 	n = 0;
 	for_each_set_bit(bit, a, size) {
-		KASSERT(bit == ref_next(ma, size, n, true));
+		KASSERT(bit == kt_ref_next(ma, size, n, true));
 		n = bit + 1;
 	}
-	KASSERT(ref_next(ma, size, n, true) == size);
+	KASSERT(kt_ref_next(ma, size, n, true) == size);
 	n = off;
 	bit = off;
 	for_each_set_bit_from(bit, a, size) {
-		KASSERT(bit == ref_next(ma, size, n, true));
+		KASSERT(bit == kt_ref_next(ma, size, n, true));
 		n = bit + 1;
 	}
-	KASSERT(ref_next(ma, size, n, true) == size);
+	KASSERT(kt_ref_next(ma, size, n, true) == size);
 	n = 0;
 	for_each_clear_bit(bit, a, size) {
-		KASSERT(bit == ref_next(ma, size, n, false));
+		KASSERT(bit == kt_ref_next(ma, size, n, false));
 		n = bit + 1;
 	}
-	KASSERT(ref_next(ma, size, n, false) == size);
+	KASSERT(kt_ref_next(ma, size, n, false) == size);
 	n = off;
 	bit = off;
 	for_each_clear_bit_from(bit, a, size) {
-		KASSERT(bit == ref_next(ma, size, n, false));
+		KASSERT(bit == kt_ref_next(ma, size, n, false));
 		n = bit + 1;
 	}
-	KASSERT(ref_next(ma, size, n, false) == size);
+	KASSERT(kt_ref_next(ma, size, n, false) == size);
 
 	/* for_each_and_bit */
 	n = 0;
@@ -334,17 +320,17 @@ static void check_map(const unsigned long *a, const bool *ma, const unsigned lon
 	n = off;
 	bit = off;
 	for_each_set_bitrange_from(bit, e, a, size) {
-		KASSERT(bit == ref_next(ma, size, n, true) && e == ref_next(ma, size, bit, false));
+		KASSERT(bit == kt_ref_next(ma, size, n, true) && e == kt_ref_next(ma, size, bit, false));
 		n = e;
 	}
-	KASSERT(ref_next(ma, size, n, true) == size);
+	KASSERT(kt_ref_next(ma, size, n, true) == size);
 	n = off;
 	bit = off;
 	for_each_clear_bitrange_from(bit, e, a, size) {
-		KASSERT(bit == ref_next(ma, size, n, false) && e == ref_next(ma, size, bit, true));
+		KASSERT(bit == kt_ref_next(ma, size, n, false) && e == kt_ref_next(ma, size, bit, true));
 		n = e;
 	}
-	KASSERT(ref_next(ma, size, n, false) == size);
+	KASSERT(kt_ref_next(ma, size, n, false) == size);
 
 	/* The wrapping walk from the middle, from 0, from the end and past it. */
 	check_wrap_walk(a, ma, size, off);

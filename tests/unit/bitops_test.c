@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ktest.h"
+#include "bitref.h"
 #include "rng.h"
 
 #define NBITS_MAX 300
@@ -23,33 +24,17 @@ static uint64_t rnd(void)
 	return kt_xorshift64s(&rng_state);
 }
 
-/* Reference searches over the bool model. */
-static unsigned long ref_next(const bool *m, unsigned long size, unsigned long off, bool val)
-{
-	for (unsigned long i = off; i < size; i++)
-		if (m[i] == val)
-			return i;
-	return size;
-}
-
-static unsigned long ref_last(const bool *m, unsigned long size)
-{
-	for (unsigned long i = size; i-- > 0;)
-		if (m[i])
-			return i;
-	return size;
-}
 
 static void check_against_model(const unsigned long *map, const bool *m, unsigned long size)
 {
 	for (unsigned long i = 0; i < size; i++)
 		KASSERT(ksync_test_bit(i, map) == m[i]);
-	KASSERT(ksync_find_first_bit(map, size) == ref_next(m, size, 0, true));
-	KASSERT(ksync_find_first_zero_bit(map, size) == ref_next(m, size, 0, false));
-	KASSERT(ksync_find_last_bit(map, size) == ref_last(m, size));
+	KASSERT(ksync_find_first_bit(map, size) == kt_ref_next(m, size, 0, true));
+	KASSERT(ksync_find_first_zero_bit(map, size) == kt_ref_next(m, size, 0, false));
+	KASSERT(ksync_find_last_bit(map, size) == kt_ref_last(m, size));
 	unsigned long off = size ? rnd() % (size + 2) : 0;
-	KASSERT(ksync_find_next_bit(map, size, off) == ref_next(m, size, off, true));
-	KASSERT(ksync_find_next_zero_bit(map, size, off) == ref_next(m, size, off, false));
+	KASSERT(ksync_find_next_bit(map, size, off) == kt_ref_next(m, size, off, true));
+	KASSERT(ksync_find_next_zero_bit(map, size, off) == kt_ref_next(m, size, off, false));
 
 	unsigned long bit, n = 0;
 	ksync_for_each_set_bit(bit, map, size) {
