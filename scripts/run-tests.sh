@@ -100,7 +100,8 @@ for s in $stages; do
 		CC=gcc CXX=g++ run_stage gcc "-LE stress" -DCMAKE_BUILD_TYPE=Release ;;
 	asan)
 		CC=clang CXX=clang++ run_stage asan "-LE stress|hygiene|model|bench" \
-			-DCMAKE_BUILD_TYPE=RelWithDebInfo -DKSYNC_SANITIZE=address,undefined -DKSYNC_ATOMICS=builtins -DKSYNC_BUILD_BENCH=OFF ;;
+			-DCMAKE_BUILD_TYPE=RelWithDebInfo -DKSYNC_SANITIZE=address,undefined -DKSYNC_ATOMICS=builtins -DKSYNC_BUILD_BENCH=OFF \
+			-DKSYNC_BUILD_FUZZERS=ON ;;
 	tsan)
 		CC=clang CXX=clang++ run_stage tsan "-L concurrent -LE stress" \
 			-DCMAKE_BUILD_TYPE=RelWithDebInfo -DKSYNC_SANITIZE=thread -DKSYNC_BUILD_BENCH=OFF ;;
