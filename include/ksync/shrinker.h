@@ -349,8 +349,11 @@ int ksync_shrinker_group_id(const struct ksync_memgroup *g);
  * Lock-free. Call it after making the objects visible: a full barrier
  * (label S1, pairs with W1 in the group walk) orders them before the bit, so
  * a walker that clears the bit on %KSYNC_SHRINK_EMPTY and counts again sees
- * them. Return: 0; -EINVAL (reported once, nothing written) for @id at or
- * beyond the map (ksync_shrinker_nr_max()) or a bad @nid.
+ * them. May be called between ksync_shrinker_alloc() (or prealloc) and the
+ * register: group walks skip a shrinker that is not registered yet and keep
+ * its bit, so the objects are found once it is. Return: 0; -EINVAL
+ * (reported once, nothing written) for @id at or beyond the map
+ * (ksync_shrinker_nr_max()) or a bad @nid.
  */
 int ksync__set_shrinker_bit(const char *file, int line, struct ksync_memgroup *g, int nid, int id);
 #define ksync_set_shrinker_bit(...) ksync__set_shrinker_bit(__FILE__, __LINE__, __VA_ARGS__)

@@ -154,9 +154,23 @@ static unsigned long shrink_slab_group(struct ksync_memgroup *g, struct shrinker
 			ksync_smp_rmb();
 			rec = id_lookup(reg, id);
 			yield_point(KSYNC_SHRINKER_YP_BEFORE_GET);
-			if (!rec || !(rec->flags & KSYNC_SHRINKER_MEMCG_AWARE) || !record_try_get(rec)) {
-				/* Nobody to call for this id now: a later set_shrinker_bit() sets it again. */
+			if (!rec || !(rec->flags & KSYNC_SHRINKER_MEMCG_AWARE)) {
+				/* Nobody to call for this id: a later set_shrinker_bit() sets it again. */
 				ksync_sized_map_clear_bit(m, id);
+				goto next;
+			}
+			if (!record_try_get(rec)) {
+				/*
+				 * Not callable now. One that is leaving loses its
+				 * bit. One allocated but not yet registered keeps
+				 * it: its owner may have added objects and set the
+				 * bit before registering, and nothing would set it
+				 * again (the kernel before 6.7 kept it the same way,
+				 * SHRINKER_REGISTERING; 6.7's shrinker_try_get()
+				 * path clears it and loses those objects).
+				 */
+				if (ksync_atomic_read(&rec->state) != RECORD_PREPARED)
+					ksync_sized_map_clear_bit(m, id);
 				goto next;
 			}
 			yield_point(KSYNC_SHRINKER_YP_AFTER_GET);

@@ -320,6 +320,33 @@ KTEST(group_walk_bits_and_empty)
 	KCHECK_EQ(ksync_shrinker_registry_destroy(reg), 0);
 }
 
+/*
+ * Regression (found by fuzz_registry): objects added and the bit set between
+ * alloc and register. A group walk in that window finds a shrinker it
+ * cannot call yet; it used to clear the bit, and after the register nothing
+ * set it again: the objects were never reclaimed in that group. Now the
+ * bit of a shrinker that is not registered yet survives the walk.
+ */
+KTEST(bit_set_before_register_survives_a_walk)
+{
+	struct ksync_shrinker_registry *reg = ksync_shrinker_registry_create(1);
+	struct ksync_memgroup *g = ksync_shrinker_group_create(reg, NULL);
+	struct cache c = { 0 };
+	struct ksync_shrinker *s = mk(reg, KSYNC_SHRINKER_MEMCG_AWARE, &c, "early");
+	int gid = ksync_shrinker_group_id(g) % 8;
+
+	c.objects[gid][0] = 40;
+	KCHECK_EQ(ksync_set_shrinker_bit(g, 0, s->id), 0);
+	KCHECK_EQ(ksync_shrink_slab(reg, 0, g, 0), 0); /* not registered: not called */
+	KCHECK_EQ(c.count_calls, 0);
+	KCHECK_EQ(ksync_shrinker_register(s), 0);
+	KCHECK_EQ(ksync_shrink_slab(reg, 0, g, 0), 40);
+	KCHECK_EQ(c.objects[gid][0], 0);
+	KCHECK_EQ(ksync_shrinker_free(s), 0);
+	KCHECK_EQ(ksync_shrinker_group_destroy(g), 0);
+	KCHECK_EQ(ksync_shrinker_registry_destroy(reg), 0);
+}
+
 KTEST(non_numa_aware_gets_nid0)
 {
 	struct ksync_shrinker_registry *reg = ksync_shrinker_registry_create(3);
