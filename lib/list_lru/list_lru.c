@@ -86,6 +86,10 @@
  *       acquire (add's test, del, ksync_list_lru_item_on_list()) sees the
  *       link's writes done, and may add the item again from any thread
  *       without a lock shared with the thread that took it off.
+ *   L5  reparenting stores item->list = dst with release, for every item it
+ *       moves; del's acquire loads of item->list (the ones of L4) then see
+ *       dst initialised (its mutex), even a dst that the reparent itself
+ *       created and that del reaches through this pointer alone.
  * nr_items is read without the mutex (READ_ONCE/WRITE_ONCE): a count is a
  * snapshot, exact only when nothing runs.
  */
@@ -391,12 +395,8 @@ static long move_items_locked(struct ksync_list_lru_one *src, struct ksync_list_
 	struct ksync_list_lru_item *item;
 	long n = src->nr_items;
 
-	/*
-	 * Release: pairs with the acquire load of item->list in del (L4's
-	 * loads): a del that sees @dst also sees the item's link on it.
-	 */
 	ksync_list_for_each_entry(item, &src->items, link)
-		ksync_smp_store_release(&item->list, dst);
+		ksync_smp_store_release(&item->list, dst); /* L5 */
 	ksync_list_splice_tail_init(&src->items, &dst->items);
 	KSYNC_WRITE_ONCE(dst->nr_items, dst->nr_items + n);
 	KSYNC_WRITE_ONCE(src->nr_items, 0);
@@ -686,7 +686,7 @@ static bool is_global(const struct ksync__list_lru *p, const struct ksync_list_l
 
 static bool del_item(struct ksync__list_lru *p, struct ksync_list_lru_item *item)
 {
-	struct ksync_list_lru_one *l = ksync_smp_load_acquire(&item->list); /* NULL: L4 */
+	struct ksync_list_lru_one *l = ksync_smp_load_acquire(&item->list); /* NULL: L4; a moved list: L5 */
 	bool ret = false;
 	int idx;
 
@@ -704,7 +704,7 @@ static bool del_item(struct ksync__list_lru *p, struct ksync_list_lru_item *item
 	idx = p->srcu ? ksync_srcu_read_lock(p->srcu) : 0;
 
 	/* A group's list that @item named stays in memory until the section ends. */
-	while ((l = ksync_smp_load_acquire(&item->list)) != NULL) { /* NULL: L4 */
+	while ((l = ksync_smp_load_acquire(&item->list)) != NULL) { /* NULL: L4; a moved list: L5 */
 		yield_point(p, KSYNC_LIST_LRU_YP_DEL_LOOKED_UP);
 		pthread_mutex_lock(&l->lock);
 		/* Written under the lock of the list it names: here, ours if still on it. */
