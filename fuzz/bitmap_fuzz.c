@@ -27,39 +27,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz.h"
+
 #define MAXB 300
 #define SM_MAXB 1024
-
-/* Abort with a message: libFuzzer saves the input as a crash. */
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, \
-				__LINE__, #cond);                              \
-			abort();                                               \
-		}                                                              \
-	} while (0)
-
-struct input {
-	const uint8_t *p, *end;
-};
-
-static unsigned int take(struct input *in)
-{
-	return in->p < in->end ? *in->p++ : 0;
-}
-
-static unsigned int take16(struct input *in)
-{
-	unsigned int lo = take(in);
-
-	return lo | take(in) << 8;
-}
-
-static bool more(const struct input *in)
-{
-	return in->p < in->end;
-}
 
 /* ------------------------------------------------------------------------ */
 /* Reference searches                                                        */
@@ -352,8 +323,6 @@ static void run_sized(struct input *in)
 	ksync_sized_map_free_all(cur(&z));
 	ksync_srcu_barrier(&fuzz_srcu);
 }
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

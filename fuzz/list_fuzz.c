@@ -33,14 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, \
-				__LINE__, #cond);                              \
-			abort();                                               \
-		}                                                              \
-	} while (0)
+#include "fuzz.h"
 
 #define MAXN 48    /* nodes on the list at most */
 #define NREADERS 3
@@ -68,15 +61,6 @@ static struct {
 	int nretired;
 	struct reader r[NREADERS];
 } L;
-
-struct input {
-	const uint8_t *p, *end;
-};
-
-static unsigned int take(struct input *in)
-{
-	return in->p < in->end ? *in->p++ : 0;
-}
 
 static bool bit(const unsigned char *set, int id)
 {
@@ -403,8 +387,6 @@ static void run_hash(struct input *in)
 		}
 	CHECK(hash_empty(ht));
 }
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

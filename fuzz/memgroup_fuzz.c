@@ -30,14 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, \
-				__LINE__, #cond);                              \
-			abort();                                               \
-		}                                                              \
-	} while (0)
+#include "fuzz.h"
 
 #define NNODES 2
 #define MAXG 24
@@ -71,15 +64,6 @@ static struct {
 	unsigned long skip_mask; /* the walk's callback: bit id set -> removed */
 	int offered[NITEMS], noffered;
 } M;
-
-struct input {
-	const uint8_t *p, *end;
-};
-
-static unsigned int take(struct input *in)
-{
-	return in->p < in->end ? *in->p++ : 0;
-}
 
 static int *len_of(int g, int nid)
 {
@@ -288,8 +272,6 @@ static void run(struct input *in)
 		check_all(op == 1 || step % 8 == 0);
 	}
 }
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -32,14 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, \
-				__LINE__, #cond);                              \
-			abort();                                               \
-		}                                                              \
-	} while (0)
+#include "fuzz.h"
 
 #define NOWNED 8
 #define NCLASSIC 4
@@ -139,15 +132,6 @@ static unsigned long scan_cb(struct ksync_shrinker *s, struct ksync_shrink_contr
 
 /* ------------------------------------------------------------------------ */
 /* Operations                                                                */
-
-struct input {
-	const uint8_t *p, *end;
-};
-
-static unsigned int take(struct input *in)
-{
-	return in->p < in->end ? *in->p++ : 0;
-}
 
 static void forget_objects(struct slot *sl)
 {
@@ -375,8 +359,6 @@ static void quiet(const char *file, int line, const char *what)
 {
 	(void)file, (void)line, (void)what;
 }
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -26,14 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, \
-				__LINE__, #cond);                              \
-			abort();                                               \
-		}                                                              \
-	} while (0)
+#include "fuzz.h"
 
 #define NDOM 2
 #define MAXSEC 64   /* section ids per input */
@@ -127,8 +120,6 @@ static void barrier_checks(int d)
 		if (S.cbs[k]->d == d)
 			CHECK(__atomic_load_n(&S.cbs[k]->ran, __ATOMIC_ACQUIRE) == 1);
 }
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
