@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "ktest.h"
+#include "reports.h"
 #include "shrinker_stubs.h"
 
 #ifndef KSYNC_ERRORS_MD
@@ -28,18 +29,6 @@ struct seen {
 	char result[2][32]; /* the two calls' results, as the table writes them */
 	int line;           /* the line of the two calls */
 };
-
-static int reports;
-static const char *report_file;
-static int report_line;
-
-static void record_report(const char *file, int line, const char *what)
-{
-	(void)what;
-	reports++;
-	report_file = file;
-	report_line = line;
-}
 
 static void errno_name(char *buf, long v)
 {
@@ -591,7 +580,7 @@ KTEST(misuse_table_of_docs)
 	fclose(f);
 	KCHECK(nrows >= 30);
 	R = ksync_shrinker_registry_create(1);
-	ksync_warn_hook = record_report;
+	ksync_warn_hook = kt_record_report;
 	for (int late = 0; late < 2; late++) {
 		for (int i = 0; i < nrows; i++) {
 			size_t k;

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "ktest.h"
+#include "reports.h"
 #include "rng.h"
 #include "wait.h"
 
@@ -730,18 +731,6 @@ KTEST(shrinker_bit_on_the_first_item)
 /* ------------------------------------------------------------------------ */
 /* Misuse                                                                   */
 
-static int reports;
-static const char *report_file;
-static int report_line;
-
-static void record_report(const char *file, int line, const char *what)
-{
-	(void)what;
-	reports++;
-	report_file = file;
-	report_line = line;
-}
-
 /* Make the call twice from one line: both return @want, one report names that line. */
 #define TWICE(expr, want)                                                      \
 	do {                                                                   \
@@ -764,7 +753,7 @@ KTEST(misuse_is_reported_at_the_callers_line)
 	unsigned long budget = 1;
 
 	objs_init(o, 2);
-	ksync_warn_hook = record_report;
+	ksync_warn_hook = kt_record_report;
 	TWICE(ksync_list_lru_init(&lru2, set, 0, NULL), -EINVAL);
 	TWICE(ksync_list_lru_init(&lru2, set, 65, NULL), -EINVAL);
 	TWICE(ksync_list_lru_init(&lru2, ksync_shrinker_registry_groups(reg), 1, plain), -EINVAL);
@@ -826,7 +815,7 @@ KTEST(isolate_of_a_stranger_is_reported)
 	stray_item = &o[1].lru; /* on no list */
 	KCHECK_EQ(ksync_list_lru_init(&lru, NULL, 1, NULL), 0);
 	KCHECK(ksync_list_lru_add(&lru, &o[0].lru, 0, NULL));
-	ksync_warn_hook = record_report;
+	ksync_warn_hook = kt_record_report;
 	KCHECK_EQ(ksync_list_lru_walk_one(&lru, 0, NULL, isolate_stray, NULL, &(unsigned long){ 1 }), 0);
 	ksync_warn_hook = NULL;
 	KCHECK_EQ(ksync_list_lru_count(&lru), 1);
