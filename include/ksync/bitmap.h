@@ -31,6 +31,7 @@
 #include <ksync/atomic.h>
 #include <ksync/bitops.h>
 #include <ksync/compiler.h>
+#include <ksync/fuzzing.h>
 #include <ksync/math.h>
 
 #include <errno.h>
@@ -510,7 +511,7 @@ static inline void ksync__bitmap_to_arr(uint32_t *b32, uint64_t *b64, const unsi
 static inline unsigned long *ksync_bitmap_zalloc(unsigned long nbits)
 {
 	unsigned long n = KSYNC_BITS_TO_LONGS(nbits);
-	return (unsigned long *)__builtin_calloc(n ? n : 1, sizeof(unsigned long));
+	return (unsigned long *)KSYNC__ALLOC(__builtin_calloc(n ? n : 1, sizeof(unsigned long)));
 }
 
 /** ksync_bitmap_free() - free a bitmap from ksync_bitmap_zalloc(); NULL is ignored. */

@@ -62,6 +62,7 @@
 #include <ksync/atomic.h>
 #include <ksync/bitops.h>
 #include <ksync/compiler.h>
+#include <ksync/fuzzing.h>
 #include <ksync/math.h>
 #include <ksync/rcupdate.h>
 #include <ksync/srcu.h>
@@ -105,8 +106,8 @@ struct ksync_sized_map {
 /* Allocate one zeroed unit. */
 static inline struct ksync__sized_map_unit *ksync__sized_map_unit_alloc(size_t data_size)
 {
-	return (struct ksync__sized_map_unit *)calloc(
-		1, KSYNC__SMAP_DATA_OFF + data_size * KSYNC__BPL);
+	return (struct ksync__sized_map_unit *)KSYNC__ALLOC(calloc(
+		1, KSYNC__SMAP_DATA_OFF + data_size * KSYNC__BPL));
 }
 
 /* Allocate a header with room for the unit pointers of @nr_bits bits, no units yet. */
@@ -118,8 +119,8 @@ static inline struct ksync_sized_map *ksync__sized_map_alloc_hdr(unsigned int nr
 
 	if (data_size > (SIZE_MAX - KSYNC__SMAP_DATA_OFF) / KSYNC__BPL)
 		return NULL;
-	map = (struct ksync_sized_map *)calloc(
-		1, sizeof(*map) + (size_t)nr_units * sizeof(map->unit[0]));
+	map = (struct ksync_sized_map *)KSYNC__ALLOC(calloc(
+		1, sizeof(*map) + (size_t)nr_units * sizeof(map->unit[0])));
 	if (!map)
 		return NULL;
 	map->nr_max = nr_bits;

@@ -7,15 +7,22 @@
 #define KSYNC_LIB_COMMON_WAIT_H
 
 #include <ksync/atomic.h>
+#include <ksync/fuzzing.h>
 
 #include <limits.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* Sleep while *@word holds @val (returns at once if it does not). */
+/*
+ * Sleep while *@word holds @val (returns at once if it does not). May return
+ * early (callers check their condition in a loop): under a scheduler
+ * (<ksync/fuzzing.h>) it yields once instead of sleeping.
+ */
 static inline void ksync_futex_wait(ksync_atomic_t *word, int val)
 {
+	if (ksync__sched_yield(word))
+		return;
 	syscall(SYS_futex, &word->counter, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
 }
 

@@ -94,6 +94,7 @@
  * snapshot, exact only when nothing runs.
  */
 #define _GNU_SOURCE
+#include <ksync/fuzzing.h>
 #include <ksync/list_lru.h>
 
 #include <ksync/atomic.h>
@@ -274,11 +275,11 @@ static struct ksync_list_lru_one *list_get_or_create(struct ksync__list_lru *p, 
 
 	if (ksync_likely(l))
 		return l;
-	n = aligned_alloc(KSYNC_CACHELINE_SIZE, LIST_ALLOC_SIZE);
+	n = KSYNC__ALLOC(aligned_alloc(KSYNC_CACHELINE_SIZE, LIST_ALLOC_SIZE));
 	if (!n)
 		return NULL;
 	list_init(n, p, nid, g);
-	pthread_mutex_lock(&p->mutex);
+	ksync__mutex_lock(&p->mutex);
 	l = t->node[nid]; /* stable under the mutex but for list -> RETIRED */
 	if (!l) {
 		ksync_list_add_tail_rcu(&n->link, &p->lists);
@@ -312,7 +313,7 @@ static struct ksync_list_lru_one *lock_list_for_add(struct ksync__list_lru *p, s
 
 		if (l && l != RETIRED) {
 			yield_point(p, KSYNC_LIST_LRU_YP_ADD_LOOKED_UP);
-			pthread_mutex_lock(&l->lock);
+			ksync__mutex_lock(&l->lock);
 			if (ksync_likely(!l->dead))
 				return l;
 			pthread_mutex_unlock(&l->lock);
@@ -321,7 +322,7 @@ static struct ksync_list_lru_one *lock_list_for_add(struct ksync__list_lru *p, s
 		if (l)
 			ksync_atomic_long_inc(&p->nr_retries);
 	}
-	pthread_mutex_lock(&p->global[nid].l.lock);
+	ksync__mutex_lock(&p->global[nid].l.lock);
 	return &p->global[nid].l;
 }
 
@@ -334,14 +335,14 @@ static struct ksync_list_lru_one *lock_list_for_walk(struct ksync__list_lru *p, 
 
 	if (!g) {
 		l = &p->global[nid].l;
-		pthread_mutex_lock(&l->lock);
+		ksync__mutex_lock(&l->lock);
 		return l;
 	}
 	t = table_of(p, g);
 	l = t ? entry_load(t, nid) : NULL;
 	if (!l || l == RETIRED)
 		return NULL;
-	pthread_mutex_lock(&l->lock);
+	ksync__mutex_lock(&l->lock);
 	if (!l->dead)
 		return l;
 	pthread_mutex_unlock(&l->lock);
@@ -363,7 +364,7 @@ static void set_shrinker_bit_at(struct ksync__list_lru *p, struct ksync_site at,
 static int lru_online(struct ksync_memgroup *g, int slot, void *priv)
 {
 	struct ksync__list_lru *p = priv;
-	struct lru_table *t = calloc(1, sizeof(*t) + (size_t)p->nr_nodes * sizeof(t->node[0]));
+	struct lru_table *t = KSYNC__ALLOC(calloc(1, sizeof(*t) + (size_t)p->nr_nodes * sizeof(t->node[0])));
 
 	if (!t)
 		return -ENOMEM;
@@ -413,12 +414,12 @@ static void retire_list(struct ksync__list_lru *p, struct lru_table *t, int nid,
 	long moved;
 
 #ifndef KSYNC_LIST_LRU_MUTATE_UNPUBLISH_FIRST
-	pthread_mutex_lock(&l->lock);
+	ksync__mutex_lock(&l->lock);
 	/* 1. Dead first: an add that looked @l up and locks it from now on goes up. */
 	l->dead = true;
 	yield_point(p, KSYNC_LIST_LRU_YP_OFFLINE_BETWEEN);
 	/* 2. Empty it into @dst (child lock, then parent lock), then unpublish. */
-	pthread_mutex_lock(&dst->lock);
+	ksync__mutex_lock(&dst->lock);
 	moved = move_items_locked(l, dst);
 	if (moved)
 		set_shrinker_bit_at(p, at, dst->group, nid);
@@ -432,23 +433,23 @@ static void retire_list(struct ksync__list_lru *p, struct lru_table *t, int nid,
 	 * unpublish and locks it in between finds it alive and empty, and
 	 * its item is stranded on a list about to be freed.
 	 */
-	pthread_mutex_lock(&l->lock);
+	ksync__mutex_lock(&l->lock);
 	ksync_smp_store_release(&t->node[nid], RETIRED); /* L1: unpublished */
-	pthread_mutex_lock(&dst->lock);
+	ksync__mutex_lock(&dst->lock);
 	moved = move_items_locked(l, dst);
 	if (moved)
 		set_shrinker_bit_at(p, at, dst->group, nid);
 	pthread_mutex_unlock(&dst->lock);
 	pthread_mutex_unlock(&l->lock);
 	yield_point(p, KSYNC_LIST_LRU_YP_OFFLINE_BETWEEN);
-	pthread_mutex_lock(&l->lock);
+	ksync__mutex_lock(&l->lock);
 	l->dead = true;
 	pthread_mutex_unlock(&l->lock);
 #endif
 	ksync_atomic_long_add(moved, &p->nr_reparented);
 	ksync_atomic_long_inc(&p->nr_retired);
 
-	pthread_mutex_lock(&p->mutex);
+	ksync__mutex_lock(&p->mutex);
 	ksync_list_del_rcu(&l->link);
 	ksync_atomic_long_dec(&p->nr_group_lists);
 	pthread_mutex_unlock(&p->mutex);
@@ -467,7 +468,7 @@ static void lru_offline(struct ksync_memgroup *g, int slot, void *priv)
 	for (int nid = 0; nid < p->nr_nodes; nid++) {
 		struct ksync_list_lru_one *l;
 
-		pthread_mutex_lock(&p->mutex);
+		ksync__mutex_lock(&p->mutex);
 		l = t->node[nid];
 		if (!l) /* no list yet: none may be created any more */
 			ksync_smp_store_release(&t->node[nid], RETIRED); /* L1: unpublished */
@@ -490,7 +491,7 @@ static void lru_release(struct ksync_memgroup *g, int slot, void *priv)
 
 		if (!l || l == RETIRED)
 			continue;
-		pthread_mutex_lock(&p->mutex);
+		ksync__mutex_lock(&p->mutex);
 		ksync_list_del_rcu(&l->link);
 		ksync_atomic_long_dec(&p->nr_group_lists);
 		pthread_mutex_unlock(&p->mutex);
@@ -578,7 +579,7 @@ int ksync__list_lru_init(KSYNC_SITE_ARGS, struct ksync_list_lru *lru, struct ksy
 	}
 	size = sizeof(*p) + (size_t)nr_nodes * sizeof(p->global[0]);
 	size = (size + KSYNC_CACHELINE_SIZE - 1) & ~(size_t)(KSYNC_CACHELINE_SIZE - 1);
-	p = aligned_alloc(KSYNC_CACHELINE_SIZE, size); /* the lists' lines are their own */
+	p = KSYNC__ALLOC(aligned_alloc(KSYNC_CACHELINE_SIZE, size)); /* the lists' lines are their own */
 	if (!p)
 		return -ENOMEM;
 	memset(p, 0, size);
@@ -658,7 +659,7 @@ bool ksync__list_lru_add(KSYNC_SITE_ARGS, struct ksync_list_lru *lru, struct ksy
 		return false;
 	if (!group) {
 		l = &p->global[nid].l;
-		pthread_mutex_lock(&l->lock);
+		ksync__mutex_lock(&l->lock);
 	} else {
 		idx = ksync_srcu_read_lock(p->srcu);
 		l = lock_list_for_add(p, group, nid);
@@ -693,7 +694,7 @@ static bool del_item(struct ksync__list_lru *p, struct ksync_list_lru_item *item
 	if (!l)
 		return false;
 	if (is_global(p, l)) { /* the common case of a cache without groups: no read section */
-		pthread_mutex_lock(&l->lock);
+		ksync__mutex_lock(&l->lock);
 		if (ksync_likely(KSYNC_READ_ONCE(item->list) == l)) {
 			list_del_locked(l, item, NULL);
 			pthread_mutex_unlock(&l->lock);
@@ -706,7 +707,7 @@ static bool del_item(struct ksync__list_lru *p, struct ksync_list_lru_item *item
 	/* A group's list that @item named stays in memory until the section ends. */
 	while ((l = ksync_smp_load_acquire(&item->list)) != NULL) { /* NULL: L4; a moved list: L5 */
 		yield_point(p, KSYNC_LIST_LRU_YP_DEL_LOOKED_UP);
-		pthread_mutex_lock(&l->lock);
+		ksync__mutex_lock(&l->lock);
 		/* Written under the lock of the list it names: here, ours if still on it. */
 		if (ksync_likely(KSYNC_READ_ONCE(item->list) == l)) {
 			list_del_locked(l, item, NULL);
@@ -872,7 +873,7 @@ static unsigned long walk_node(struct ksync__list_lru *p, int nid, ksync_list_lr
 	bool stop = false;
 	int idx;
 
-	pthread_mutex_lock(&l->lock);
+	ksync__mutex_lock(&l->lock);
 	isolated = walk_locked(l, isolate, cb_arg, nr_to_walk, &stop);
 	pthread_mutex_unlock(&l->lock);
 	if (stop || !p->srcu)
@@ -883,7 +884,7 @@ static unsigned long walk_node(struct ksync__list_lru *p, int nid, ksync_list_lr
 			break;
 		if (l->nid != nid || !KSYNC_READ_ONCE(l->nr_items))
 			continue;
-		pthread_mutex_lock(&l->lock);
+		ksync__mutex_lock(&l->lock);
 		if (!l->dead)
 			isolated += walk_locked(l, isolate, cb_arg, nr_to_walk, &stop);
 		pthread_mutex_unlock(&l->lock);
@@ -947,7 +948,7 @@ void ksync_list_lru_unlock(struct ksync_list_lru_one *list)
 
 void ksync_list_lru_lock(struct ksync_list_lru_one *list)
 {
-	pthread_mutex_lock(&list->lock);
+	ksync__mutex_lock(&list->lock);
 }
 
 unsigned long ksync__list_lru_shrinker_count(KSYNC_SITE_ARGS, struct ksync_list_lru *lru,

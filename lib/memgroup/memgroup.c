@@ -37,6 +37,7 @@
  *       read section (dependency-ordered loads).
  */
 #define _GNU_SOURCE
+#include <ksync/fuzzing.h>
 #include <ksync/memgroup.h>
 
 #include <ksync/atomic.h>
@@ -98,11 +99,11 @@ struct ksync_memgroup_set *ksync_memgroup_set_create_nodes(int nr_nodes)
 
 	if (nr_nodes < 1 || nr_nodes > KSYNC_MEMGROUP_MAX_NODES)
 		return NULL;
-	set = calloc(1, sizeof(*set));
+	set = KSYNC__ALLOC(calloc(1, sizeof(*set)));
 	if (!set)
 		return NULL;
 	set->nr_nodes = nr_nodes;
-	set->root_stats = calloc((size_t)nr_nodes * KSYNC_MEMGROUP_NR_STATS, sizeof(ksync_atomic_long_t));
+	set->root_stats = KSYNC__ALLOC(calloc((size_t)nr_nodes * KSYNC_MEMGROUP_NR_STATS, sizeof(ksync_atomic_long_t)));
 	if (!set->root_stats || ksync_init_srcu_struct(&set->srcu) != 0) {
 		free(set->root_stats);
 		free(set);
@@ -138,7 +139,7 @@ int ksync__memgroup_set_destroy(KSYNC_SITE_ARGS, struct ksync_memgroup_set *set)
 
 	if (!set)
 		return -EINVAL;
-	pthread_mutex_lock(&set->mutex);
+	ksync__mutex_lock(&set->mutex);
 	busy = set->nr_groups != 0;
 	for (int i = 0; i < KSYNC_MEMGROUP_MAX_CLIENTS; i++)
 		busy |= set->clients[i] != NULL && i != set->objcg_slot && i != set->stats_slot;
@@ -183,7 +184,7 @@ int ksync__memgroup_client_register(KSYNC_SITE_ARGS, struct ksync_memgroup_set *
 	if (MISUSE(at, !set || !client || !client->online,
 		       "ksync_memgroup_client_register: a client needs an online hook"))
 		return -EINVAL;
-	pthread_mutex_lock(&set->mutex);
+	ksync__mutex_lock(&set->mutex);
 	for (int i = 0; i < KSYNC_MEMGROUP_MAX_CLIENTS; i++) {
 		/* The same hooks with the same state twice: every group would run them twice. */
 		if (MISUSE(at, set->clients[i] == client && set->priv[i] == priv,
@@ -236,7 +237,7 @@ int ksync__memgroup_client_unregister(KSYNC_SITE_ARGS, struct ksync_memgroup_set
 	if (MISUSE(at, !set || slot < 0 || slot >= KSYNC_MEMGROUP_MAX_CLIENTS,
 		       "ksync_memgroup_client_unregister: bad slot"))
 		return -EINVAL;
-	pthread_mutex_lock(&set->mutex);
+	ksync__mutex_lock(&set->mutex);
 	if (MISUSE(at, !set->clients[slot], "ksync_memgroup_client_unregister: slot not registered"))
 		ret = -ENOENT;
 	else if (MISUSE(at, set->nr_groups, "ksync_memgroup_client_unregister: groups remain"))
@@ -261,14 +262,14 @@ static void group_release(struct ksync_memgroup *g)
 	struct ksync_memgroup *parent = g->parent;
 	struct hook_batch b;
 
-	pthread_mutex_lock(&set->mutex);
+	ksync__mutex_lock(&set->mutex);
 	batch_take_locked(set, g->onlined, &b);
 	set_state(g, KSYNC_MEMGROUP_FREED);
 	pthread_mutex_unlock(&set->mutex);
 	for (int k = b.nr - 1; k >= 0; k--)
 		if (b.client[k]->release)
 			b.client[k]->release(g, b.slot[k], b.priv[k]);
-	pthread_mutex_lock(&set->mutex);
+	ksync__mutex_lock(&set->mutex);
 	ksync_list_del(&g->link);
 	if (g->parent)
 		ksync_list_del_rcu(&g->sibling); /* readers inside a section may still step past it (M3) */
@@ -292,14 +293,14 @@ struct ksync_memgroup *ksync__memgroup_create(KSYNC_SITE_ARGS, struct ksync_memg
 		set = parent->set;
 	if (MISUSE(at, !set, "ksync_memgroup_create: no set"))
 		return NULL;
-	g = calloc(1, sizeof(*g));
+	g = KSYNC__ALLOC(calloc(1, sizeof(*g)));
 	if (!g)
 		return NULL;
 	g->set = set;
 	g->parent = parent;
 	ksync_init_list_head(&g->children);
 	ksync_atomic_set(&g->refcount, 1); /* the creator's */
-	pthread_mutex_lock(&set->mutex);
+	ksync__mutex_lock(&set->mutex);
 	if (MISUSE(at, parent && KSYNC_READ_ONCE(parent->state) != KSYNC_MEMGROUP_ONLINE,
 		       "ksync_memgroup_create: the parent is not online")) {
 		pthread_mutex_unlock(&set->mutex);
@@ -346,7 +347,7 @@ int ksync__memgroup_offline(KSYNC_SITE_ARGS, struct ksync_memgroup *g)
 	if (MISUSE(at, !g, "ksync_memgroup_offline: NULL group"))
 		return -EINVAL;
 	set = g->set;
-	pthread_mutex_lock(&set->mutex);
+	ksync__mutex_lock(&set->mutex);
 	if (MISUSE(at, g->state != KSYNC_MEMGROUP_ONLINE,
 		       "ksync_memgroup_offline: group is not online (offline twice?)") ||
 	    MISUSE(at, g->nr_online_children, "ksync_memgroup_offline: group has online children")) {
@@ -361,7 +362,7 @@ int ksync__memgroup_offline(KSYNC_SITE_ARGS, struct ksync_memgroup *g)
 		if (b.client[k]->offline)
 			b.client[k]->offline(g, b.slot[k], b.priv[k]);
 
-	pthread_mutex_lock(&set->mutex);
+	ksync__mutex_lock(&set->mutex);
 	set_state(g, KSYNC_MEMGROUP_DEAD);
 	if (g->parent)
 		g->parent->nr_online_children--;
@@ -427,7 +428,7 @@ int ksync_memgroup_nr_groups(struct ksync_memgroup_set *set)
 {
 	int n;
 
-	pthread_mutex_lock(&set->mutex);
+	ksync__mutex_lock(&set->mutex);
 	n = set->nr_groups;
 	pthread_mutex_unlock(&set->mutex);
 	return n;

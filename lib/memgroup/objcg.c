@@ -49,8 +49,8 @@ struct objcg_state {
 static int objcg_online(struct ksync_memgroup *g, int slot, void *priv)
 {
 	struct ksync_memgroup_set *set = priv;
-	struct objcg_state *st = calloc(1, sizeof(*st));
-	struct ksync_objcg *h = calloc(1, sizeof(*h));
+	struct objcg_state *st = KSYNC__ALLOC(calloc(1, sizeof(*st)));
+	struct ksync_objcg *h = KSYNC__ALLOC(calloc(1, sizeof(*h)));
 
 	if (!st || !h) {
 		free(st);
@@ -61,7 +61,7 @@ static int objcg_online(struct ksync_memgroup *g, int slot, void *priv)
 	KSYNC_RCU_INIT_POINTER(h->group, g);
 	h->set = set;
 	ksync_init_list_head(&st->handles);
-	pthread_mutex_lock(&set->objcg_lock);
+	ksync__mutex_lock(&set->objcg_lock);
 	ksync_list_add(&h->link, &st->handles);
 	pthread_mutex_unlock(&set->objcg_lock);
 	st->current = h;
@@ -77,7 +77,7 @@ static void objcg_offline(struct ksync_memgroup *g, int slot, void *priv)
 	struct objcg_state *pst = parent ? ksync_memgroup_slot(parent, slot) : NULL;
 	struct ksync_objcg *h, *n;
 
-	pthread_mutex_lock(&set->objcg_lock);
+	ksync__mutex_lock(&set->objcg_lock);
 	ksync_list_for_each_entry_safe(h, n, &st->handles, link) {
 		/* O1: readers that load the pointer see the parent, online (it has an online child). */
 		ksync_rcu_assign_pointer(h->group, parent);
@@ -130,7 +130,7 @@ void ksync_objcg_put(struct ksync_objcg *objcg)
 	if (!objcg || !ksync_atomic_long_dec_and_test(&objcg->refcount))
 		return;
 	set = objcg->set;
-	pthread_mutex_lock(&set->objcg_lock);
+	ksync__mutex_lock(&set->objcg_lock);
 	if (!ksync_list_empty(&objcg->link))
 		ksync_list_del_init(&objcg->link);
 	pthread_mutex_unlock(&set->objcg_lock);

@@ -54,8 +54,8 @@ static struct stats_state *stats_of(const struct ksync_memgroup *g)
 static int stats_online(struct ksync_memgroup *g, int slot, void *priv)
 {
 	struct ksync_memgroup_set *set = priv;
-	struct stats_state *st = calloc(1, sizeof(*st) + (size_t)set->nr_nodes *
-						 KSYNC_MEMGROUP_NR_STATS * sizeof(st->v[0]));
+	struct stats_state *st = KSYNC__ALLOC(calloc(1, sizeof(*st) + (size_t)set->nr_nodes *
+						 KSYNC_MEMGROUP_NR_STATS * sizeof(st->v[0])));
 
 	if (!st)
 		return -ENOMEM;
@@ -197,7 +197,7 @@ long ksync__memgroup_stat_total(KSYNC_SITE_ARGS, struct ksync_memgroup_set *set,
 		return 0;
 	/* Final moves still queued hold counts too: let them land first. */
 	ksync_srcu_barrier(&set->srcu);
-	pthread_mutex_lock(&set->mutex);
+	ksync__mutex_lock(&set->mutex);
 	sum = ksync_atomic_long_read(&set->root_stats[STAT_IDX(nid, item)]);
 	ksync_list_for_each_entry(g, &set->groups, link) {
 		struct stats_state *st = stats_of(g);

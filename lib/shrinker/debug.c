@@ -262,7 +262,7 @@ void ksync_shrinker_deferred_total(struct ksync_shrinker_registry *reg,
 	reg = reg_or_default(reg);
 	if (!reg)
 		return;
-	pthread_mutex_lock(&reg->mutex);
+	ksync__mutex_lock(&reg->mutex);
 	ksync_list_for_each_entry(info, &reg->infos, list)
 		out->in_groups += group_deferred_locked(info);
 	/* Groups going offline: their work is not reparented yet. */

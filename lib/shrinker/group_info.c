@@ -49,12 +49,12 @@ static int info_online(struct ksync_memgroup *g, int slot, void *priv)
 	struct ksync_shrinker_registry *reg = priv;
 	struct shrinker_group_info *info;
 
-	info = calloc(1, sizeof(*info) + 2 * (size_t)reg->nr_nodes * sizeof(info->maps[0]));
+	info = KSYNC__ALLOC(calloc(1, sizeof(*info) + 2 * (size_t)reg->nr_nodes * sizeof(info->maps[0])));
 	if (!info)
 		return -ENOMEM;
 	info->reg = reg;
 	info->group = g;
-	pthread_mutex_lock(&reg->mutex);
+	ksync__mutex_lock(&reg->mutex);
 	for (int nid = 0; nid < reg->nr_nodes; nid++) {
 		struct ksync_sized_map *m = ksync_sized_map_alloc(reg->nr_max, sizeof(ksync_atomic_long_t));
 		struct ksync_sized_map *sm =
@@ -139,7 +139,7 @@ static void info_offline(struct ksync_memgroup *g, int slot, void *priv)
 	struct ksync_memgroup *parent = ksync_memgroup_parent(g);
 	int ridx;
 
-	pthread_mutex_lock(&reg->mutex);
+	ksync__mutex_lock(&reg->mutex);
 	KSYNC_WRITE_ONCE(info->dead, 1); /* D1 */
 	ksync_list_del_rcu(&info->list);
 	/* Its counters stay in the ledger until they are moved below. */
@@ -152,7 +152,7 @@ static void info_offline(struct ksync_memgroup *g, int slot, void *priv)
 	yield_point(KSYNC_SHRINKER_YP_GROUP_WAIT_WALKERS);
 	wait_parked(info);
 
-	pthread_mutex_lock(&reg->mutex);
+	ksync__mutex_lock(&reg->mutex);
 	ksync_list_del(&info->dying);
 	/* Q (see ids.c): the map frees below are queued unthrottled. */
 	ridx = ksync_srcu_read_lock(&reg->srcu);
@@ -178,7 +178,7 @@ static void info_release(struct ksync_memgroup *g, int slot, void *priv)
 		return;
 	if (!KSYNC_READ_ONCE(info->dead)) {
 		/* A group whose creation failed in a later client: never offlined. */
-		pthread_mutex_lock(&reg->mutex);
+		ksync__mutex_lock(&reg->mutex);
 		ksync_list_del_rcu(&info->list);
 		int ridx = ksync_srcu_read_lock(&reg->srcu); /* Q */
 		reparent_locked(info, NULL);

@@ -21,7 +21,7 @@
 
 static struct shrinker_id_table *id_table_alloc(unsigned int nr)
 {
-	struct shrinker_id_table *t = calloc(1, sizeof(*t) + (size_t)nr * sizeof(t->slot[0]));
+	struct shrinker_id_table *t = KSYNC__ALLOC(calloc(1, sizeof(*t) + (size_t)nr * sizeof(t->slot[0])));
 
 	if (t)
 		t->nr = nr;
@@ -39,7 +39,7 @@ int shrinker_ids_init(struct ksync_shrinker_registry *reg)
 
 	reg->nr_max = INITIAL_NR_MAX;
 	reg->ids_cap = INITIAL_NR_MAX;
-	reg->ids_used = calloc(KSYNC_BITS_TO_LONGS(reg->ids_cap), sizeof(unsigned long));
+	reg->ids_used = KSYNC__ALLOC(calloc(KSYNC_BITS_TO_LONGS(reg->ids_cap), sizeof(unsigned long)));
 	if (!reg->ids_used || !t) {
 		free(reg->ids_used);
 		reg->ids_used = NULL;
@@ -120,7 +120,7 @@ found:
 		return -ENOSPC;
 	if (id >= reg->ids_cap) {
 		unsigned int cap = reg->ids_cap * 2;
-		unsigned long *n = realloc(reg->ids_used, KSYNC_BITS_TO_LONGS(cap) * sizeof(long));
+		unsigned long *n = KSYNC__ALLOC(realloc(reg->ids_used, KSYNC_BITS_TO_LONGS(cap) * sizeof(long)));
 		if (!n)
 			return -ENOMEM;
 		memset(n + words, 0, (KSYNC_BITS_TO_LONGS(cap) - words) * sizeof(long));

@@ -34,7 +34,7 @@ static void free_rcu_record_batch(struct ksync_rcu_head *head)
 	struct ksync_shrinker_registry *reg = rec->reg;
 
 	/* No reader can hold these any more: keep some for reuse. */
-	pthread_mutex_lock(&reg->cache_lock);
+	ksync__mutex_lock(&reg->cache_lock);
 	while (rec && reg->record_cache_len < RECORD_CACHE_MAX) {
 		struct ksync_shrinker_record *next = rec->free_next;
 
@@ -73,7 +73,7 @@ static void queue_batch(struct ksync_shrinker_registry *reg, struct ksync_shrink
 /* Queue the pending batch now (synchronize, registry destroy). */
 void records_flush_locked_batch(struct ksync_shrinker_registry *reg)
 {
-	pthread_mutex_lock(&reg->mutex);
+	ksync__mutex_lock(&reg->mutex);
 	struct ksync_shrinker_record *batch = take_batch_locked(reg);
 	pthread_mutex_unlock(&reg->mutex);
 	queue_batch(reg, batch);
@@ -95,7 +95,7 @@ struct ksync_shrinker_record *record_alloc(struct ksync_shrinker_registry *reg)
 {
 	struct ksync_shrinker_record *rec;
 
-	pthread_mutex_lock(&reg->cache_lock);
+	ksync__mutex_lock(&reg->cache_lock);
 	rec = reg->record_cache;
 	if (rec) {
 		reg->record_cache = rec->free_next;
@@ -105,7 +105,7 @@ struct ksync_shrinker_record *record_alloc(struct ksync_shrinker_registry *reg)
 	if (rec)
 		memset(rec, 0, reg->record_size);
 	else
-		rec = calloc(1, reg->record_size);
+		rec = KSYNC__ALLOC(calloc(1, reg->record_size));
 	return rec;
 }
 
@@ -127,7 +127,7 @@ void record_release(struct ksync_shrinker_record *rec)
 	struct ksync_shrinker_registry *reg = rec->reg;
 	struct ksync_shrinker_record *batch = NULL;
 
-	pthread_mutex_lock(&reg->mutex);
+	ksync__mutex_lock(&reg->mutex);
 	if (rec->id >= 0)
 		id_free_locked(reg, rec->id);
 	/* Unregistered records were retired at unlink; prepared ones are here. */

@@ -37,7 +37,7 @@ static struct ksync_shrinker_record *record_prepare(struct ksync_shrinker_regist
 		vsnprintf(rec->name, sizeof(rec->name), fmt, ap);
 	ksync_atomic_set(&rec->state, RECORD_PREPARED);
 
-	pthread_mutex_lock(&reg->mutex);
+	ksync__mutex_lock(&reg->mutex);
 	if (flags & KSYNC_SHRINKER_MEMCG_AWARE) {
 		int id = id_alloc_locked(reg);
 		if (id < 0) {
@@ -100,7 +100,7 @@ static int do_register(struct ksync_site at, struct ksync_shrinker *s)
 	}
 	struct ksync_shrinker_registry *reg = rec->reg;
 
-	pthread_mutex_lock(&reg->mutex);
+	ksync__mutex_lock(&reg->mutex);
 	/* R1: release; the caller's fields and the record's before it; pairs with R2. */
 	ksync_atomic_set_release(&rec->refcount, 1);
 	ksync_list_add_tail_rcu(&rec->list, &reg->shrinkers);
@@ -213,7 +213,7 @@ static pthread_once_t waits_atfork_once = PTHREAD_ONCE_INIT;
 
 static void waits_atfork_prepare(void)
 {
-	pthread_mutex_lock(&waits_lock);
+	ksync__mutex_lock(&waits_lock);
 }
 
 static void waits_atfork_parent(void)
@@ -272,7 +272,7 @@ static bool unreg_wait_publish(struct unreg_wait *me, const struct ksync_shrinke
 	for (int i = 0; i < me->nr_calling; i++)
 		me->calling[i] = ksync__shrinker_calling[i];
 	me->visited = 0;
-	pthread_mutex_lock(&waits_lock);
+	ksync__mutex_lock(&waits_lock);
 	cycle = wait_reaches(me, rec, ++waits_generation);
 	if (!cycle)
 		ksync_list_add(&me->link, &unreg_waits);
@@ -282,7 +282,7 @@ static bool unreg_wait_publish(struct unreg_wait *me, const struct ksync_shrinke
 
 static void unreg_wait_done(struct unreg_wait *me)
 {
-	pthread_mutex_lock(&waits_lock);
+	ksync__mutex_lock(&waits_lock);
 	ksync_list_del(&me->link);
 	pthread_mutex_unlock(&waits_lock);
 }
@@ -339,7 +339,7 @@ static int unregister_finish(struct ksync_site at, struct ksync_shrinker_record 
 		ksync_completion_wait(&rec->done);
 	}
 	yield_point(KSYNC_SHRINKER_YP_UNREG_AFTER_WAIT);
-	pthread_mutex_lock(&reg->mutex);
+	ksync__mutex_lock(&reg->mutex);
 	ksync_list_del_rcu(&rec->list);
 	/*
 	 * Retire the global counters in the same critical section as the

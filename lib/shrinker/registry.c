@@ -148,8 +148,8 @@ struct ksync_shrinker_registry *ksync__shrinker_registry_create(KSYNC_SITE_ARGS,
 		       "ksync_shrinker_registry_create: bad nr_nodes"))
 		return NULL;
 	/* The layout is cache-line aligned: so must the memory be. */
-	reg = aligned_alloc(KSYNC_CACHELINE_SIZE,
-			    ksync_round_up(sizeof(*reg), (size_t)KSYNC_CACHELINE_SIZE));
+	reg = KSYNC__ALLOC(aligned_alloc(KSYNC_CACHELINE_SIZE,
+			    ksync_round_up(sizeof(*reg), (size_t)KSYNC_CACHELINE_SIZE)));
 	if (!reg)
 		return NULL;
 	memset(reg, 0, sizeof(*reg));
@@ -186,7 +186,7 @@ int ksync__shrinker_registry_destroy(KSYNC_SITE_ARGS, struct ksync_shrinker_regi
 
 	if (!reg)
 		return -EINVAL;
-	pthread_mutex_lock(&reg->mutex);
+	ksync__mutex_lock(&reg->mutex);
 	bool busy = reg->nr_records_alive != 0;
 	pthread_mutex_unlock(&reg->mutex);
 	busy |= ksync_memgroup_nr_groups(reg->groups) != 0;

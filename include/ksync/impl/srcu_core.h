@@ -234,7 +234,7 @@ static KSYNC_UNUSED void ksync__srcu_thread_exit(void *arg)
 {
 	struct ksync_srcu_thread *t = (struct ksync_srcu_thread *)arg;
 
-	pthread_mutex_lock(&ksync_srcu_global_lock);
+	ksync__mutex_lock(&ksync_srcu_global_lock);
 	struct ksync_srcu_slot *s = t->slots;
 	while (s) {
 		struct ksync_srcu_slot *next = s->tnext;
@@ -243,7 +243,7 @@ static KSYNC_UNUSED void ksync__srcu_thread_exit(void *arg)
 			KSYNC_WARN_ONCE(s->ctr >= 2 || s->alt >= 2,
 					"thread exits inside a ksync_srcu_read_lock() "
 					"section; the section is dropped");
-			pthread_mutex_lock(&ssp->lock);
+			ksync__mutex_lock(&ssp->lock);
 			ksync__srcu_detach_slot(s);
 			pthread_mutex_unlock(&ssp->lock);
 		}
@@ -258,13 +258,13 @@ static KSYNC_UNUSED void ksync__srcu_thread_exit(void *arg)
 
 static KSYNC_UNUSED void ksync__srcu_atfork_prepare(void)
 {
-	pthread_mutex_lock(&ksync_srcu_global_lock);
+	ksync__mutex_lock(&ksync_srcu_global_lock);
 	struct ksync_list_head *pos;
 	ksync_list_for_each(pos, &ksync_srcu_domains) {
 		struct ksync_srcu_struct *ssp =
 			ksync_list_entry(pos, struct ksync_srcu_struct, dlink);
-		pthread_mutex_lock(&ssp->lock);
-		pthread_mutex_lock(&ssp->cb_lock);
+		ksync__mutex_lock(&ssp->lock);
+		ksync__mutex_lock(&ssp->cb_lock);
 	}
 }
 
@@ -391,7 +391,7 @@ static KSYNC_UNUSED unsigned long ksync__srcu_ensure_init(struct ksync_srcu_stru
 	unsigned long id = ksync_smp_load_acquire(&ssp->id); /* pairs with ksync__srcu_setup() */
 	if (ksync_likely(id))
 		return id;
-	pthread_mutex_lock(&ksync_srcu_global_lock);
+	ksync__mutex_lock(&ksync_srcu_global_lock);
 	if (!ssp->id)
 		ksync__srcu_setup(ssp);
 	id = ssp->id;
@@ -419,7 +419,7 @@ static KSYNC_UNUSED int ksync_init_srcu_struct_flags(struct ksync_srcu_struct *s
 	ksync_init_list_head(&ssp->slots);
 	ksync_init_list_head(&ssp->dlink);
 	ssp->flags = flags;
-	pthread_mutex_lock(&ksync_srcu_global_lock);
+	ksync__mutex_lock(&ksync_srcu_global_lock);
 	ksync__srcu_setup(ssp);
 	pthread_mutex_unlock(&ksync_srcu_global_lock);
 	return 0;
@@ -498,13 +498,13 @@ static KSYNC_UNUSED struct ksync_srcu_slot *ksync__srcu_get_slot(struct ksync_sr
 	}
 	if (!alloc || t->state == 2)
 		return NULL;
-	s = (struct ksync_srcu_slot *)aligned_alloc(KSYNC_CACHELINE_SIZE, sizeof(*s));
+	s = (struct ksync_srcu_slot *)KSYNC__ALLOC(aligned_alloc(KSYNC_CACHELINE_SIZE, sizeof(*s)));
 	if (!s)
 		return NULL;
 	memset((void *)s, 0, sizeof(*s));
 	s->id = id;
 	s->ssp = ssp;
-	pthread_mutex_lock(&ksync_srcu_global_lock);
+	ksync__mutex_lock(&ksync_srcu_global_lock);
 	ksync__srcu_gc_slots();
 	if (t->state == 0) {
 		ksync__srcu_proc_init();
@@ -512,7 +512,7 @@ static KSYNC_UNUSED struct ksync_srcu_slot *ksync__srcu_get_slot(struct ksync_sr
 		    pthread_setspecific(ksync_srcu_key, (void *)t) == 0)
 			t->state = 1;
 	}
-	pthread_mutex_lock(&ssp->lock);
+	ksync__mutex_lock(&ssp->lock);
 	ksync_list_add(&s->dnode, &ssp->slots);
 	pthread_mutex_unlock(&ssp->lock);
 	s->tnext = t->slots;
@@ -663,7 +663,7 @@ static KSYNC_UNUSED bool ksync__srcu_drained(struct ksync_srcu_struct *ssp, int 
 	bool drained;
 	struct ksync_list_head *pos;
 
-	pthread_mutex_lock(&ssp->lock);
+	ksync__mutex_lock(&ssp->lock);
 	/* C pairs with these acquire loads: the sections' accesses precede them. */
 	unsigned long u = ksync_smp_load_acquire(&ssp->shared.unlock[idx]);
 	/*
@@ -687,6 +687,8 @@ static KSYNC_UNUSED bool ksync__srcu_drained(struct ksync_srcu_struct *ssp, int 
 
 static KSYNC_UNUSED void ksync__srcu_backoff(unsigned long n)
 {
+	if (ksync__sched_yield(&ksync_srcu_id_counter))
+		return; /* a scheduler runs the readers instead (<ksync/fuzzing.h>) */
 	if (n < 16) {
 		for (int i = 0; i < 32; i++)
 			ksync_cpu_relax();
@@ -784,7 +786,7 @@ static KSYNC_UNUSED void ksync__srcu_gp_until(struct ksync_srcu_struct *ssp, uns
 	 * there would leave gp_mutex held and a grace period half run.
 	 */
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
-	pthread_mutex_lock(&ssp->gp_mutex);
+	ksync__mutex_lock(&ssp->gp_mutex);
 	while (!ksync_poll_state_synchronize_srcu(ssp, cookie))
 		ksync__srcu_gp_one(ssp);
 	pthread_mutex_unlock(&ssp->gp_mutex);
@@ -846,9 +848,9 @@ static KSYNC_UNUSED size_t ksync__srcu_dbg_hash(const struct ksync_rcu_head *h)
 static KSYNC_UNUSED bool ksync__srcu_dbg_add(struct ksync_srcu_struct *ssp, struct ksync_rcu_head *h)
 {
 	bool ok = true;
-	pthread_mutex_lock(&ssp->cb_lock);
+	ksync__mutex_lock(&ssp->cb_lock);
 	if (!ssp->dbg_set)
-		ssp->dbg_set = calloc(KSYNC__SRCU_DBG_BUCKETS, sizeof(void *));
+		ssp->dbg_set = KSYNC__ALLOC(calloc(KSYNC__SRCU_DBG_BUCKETS, sizeof(void *)));
 	struct ksync__srcu_dbg_node **b = (struct ksync__srcu_dbg_node **)ssp->dbg_set;
 	if (b) {
 		struct ksync__srcu_dbg_node **bp = &b[ksync__srcu_dbg_hash(h)];
@@ -857,7 +859,7 @@ static KSYNC_UNUSED bool ksync__srcu_dbg_add(struct ksync_srcu_struct *ssp, stru
 				ok = false;
 		if (ok) {
 			struct ksync__srcu_dbg_node *n =
-				(struct ksync__srcu_dbg_node *)malloc(sizeof(*n));
+				(struct ksync__srcu_dbg_node *)KSYNC__ALLOC(malloc(sizeof(*n)));
 			if (n) {
 				n->head = h;
 				n->next = *bp;
@@ -871,7 +873,7 @@ static KSYNC_UNUSED bool ksync__srcu_dbg_add(struct ksync_srcu_struct *ssp, stru
 
 static KSYNC_UNUSED void ksync__srcu_dbg_del(struct ksync_srcu_struct *ssp, struct ksync_rcu_head *h)
 {
-	pthread_mutex_lock(&ssp->cb_lock);
+	ksync__mutex_lock(&ssp->cb_lock);
 	struct ksync__srcu_dbg_node **b = (struct ksync__srcu_dbg_node **)ssp->dbg_set;
 	if (b) {
 		for (struct ksync__srcu_dbg_node **pp = &b[ksync__srcu_dbg_hash(h)]; *pp;
@@ -891,8 +893,9 @@ static KSYNC_UNUSED void ksync__srcu_dbg_del(struct ksync_srcu_struct *ssp, stru
 static KSYNC_UNUSED bool ksync__srcu_am_helper(struct ksync_srcu_struct *ssp)
 {
 	/* Acquire: pairs with the release that publishes ssp->helper. */
-	return ksync_smp_load_acquire(&ssp->helper_state) == 1 &&
-	       pthread_equal(ssp->helper, pthread_self());
+	return (ksync_smp_load_acquire(&ssp->helper_state) == 1 &&
+		pthread_equal(ssp->helper, pthread_self())) ||
+	       ksync_srcu_self.running == (const void *)ssp;
 }
 
 
@@ -926,9 +929,10 @@ struct ksync__srcu_barrier_mark {
  * cb_stack and never held this batch); the remaining callbacks still run
  * (their grace period has passed), as queued callbacks do in both processes.
  */
-static KSYNC_UNUSED void ksync__srcu_invoke(struct ksync_srcu_struct *ssp,
-					    struct ksync_rcu_head *list)
+static KSYNC_UNUSED unsigned long ksync__srcu_invoke(struct ksync_srcu_struct *ssp,
+						     struct ksync_rcu_head *list)
 {
+	unsigned long invoked = 0;
 	struct ksync_rcu_head *fifo = NULL, *cbs = NULL, **cb_tail = &cbs;
 	struct ksync_rcu_head *marks = NULL, **mark_tail = &marks;
 	unsigned long n = 0, pos = 0, gen = ksync_srcu_fork_gen;
@@ -956,7 +960,7 @@ static KSYNC_UNUSED void ksync__srcu_invoke(struct ksync_srcu_struct *ssp,
 	pos = 0;
 	for (struct ksync_rcu_head *h = cbs;;) {
 		if (ksync_srcu_fork_gen != gen)
-			return; /* in a child: see above */
+			return invoked; /* in a child: see above */
 		while (marks &&
 		       ksync_container_of(marks, struct ksync__srcu_barrier_mark, head)->pos == pos) {
 			struct ksync_rcu_head *m = marks;
@@ -974,15 +978,139 @@ static KSYNC_UNUSED void ksync__srcu_invoke(struct ksync_srcu_struct *ssp,
 #endif
 		n++;
 		pos++;
+		invoked++;
 		h->func(h);
 		h = next;
 	}
 	if (n)
 		(void)ksync_ulong_fetch_add(&ssp->cb_count, (unsigned long)0 - n);
 	if (ksync_ulong_load(&ssp->cb_count) < ksync__srcu_cb_limit(ssp)) {
-		pthread_mutex_lock(&ssp->cb_lock);
+		ksync__mutex_lock(&ssp->cb_lock);
 		pthread_cond_broadcast(&ssp->cb_done);
 		pthread_mutex_unlock(&ssp->cb_lock);
+	}
+	return invoked;
+}
+
+/*
+ * Run one batch on the calling thread in place of the helper: the grace
+ * period that covers every head of @list (and the pending poll request),
+ * then the callbacks, with this thread marked as running them (so that a
+ * callback's ksync_call_srcu() never blocks and counts as a helper's, and
+ * its ksync_srcu_barrier() is reported). Returns the callbacks invoked.
+ */
+static KSYNC_UNUSED unsigned long ksync__srcu_run_batch(struct ksync_srcu_struct *ssp,
+							struct ksync_rcu_head *list)
+{
+	const void *was_running = ksync_srcu_self.running;
+	int was_in_helper = ksync_srcu_self.in_helper;
+	unsigned long cookie = ksync_get_state_synchronize_srcu(ssp), invoked;
+
+	ksync__mutex_lock(&ssp->cb_lock);
+	if (ssp->poll_req_valid && ksync__srcu_seq_ge(ssp->poll_req, cookie))
+		cookie = ssp->poll_req;
+	pthread_mutex_unlock(&ssp->cb_lock);
+	ksync__srcu_gp_until(ssp, cookie);
+	ksync__mutex_lock(&ssp->cb_lock);
+	if (ssp->poll_req_valid &&
+	    ksync__srcu_seq_ge(ksync_ulong_load(&ssp->gp_seq), ssp->poll_req))
+		ssp->poll_req_valid = 0;
+	pthread_mutex_unlock(&ssp->cb_lock);
+	ksync_srcu_self.running = ssp;
+	ksync_srcu_self.in_helper = 1;
+	invoked = ksync__srcu_invoke(ssp, list);
+	ksync_srcu_self.running = was_running;
+	ksync_srcu_self.in_helper = was_in_helper;
+	return invoked;
+}
+
+/* Does the caller drive @ssp's callbacks (fuzzing mode, no helper running)? */
+static inline KSYNC_UNUSED bool ksync__srcu_caller_drives(const struct ksync_srcu_struct *ssp)
+{
+	return ksync_fuzzing_enabled() && KSYNC_READ_ONCE(ssp->helper_state) != 1;
+}
+
+/*
+ * Take what is queued on @ssp and run it here (see ksync__srcu_run_batch()).
+ * false when nothing was queued and no poll request was pending.
+ */
+static KSYNC_UNUSED bool ksync__srcu_drive_once(struct ksync_srcu_struct *ssp, unsigned long *invoked)
+{
+	struct ksync_rcu_head *list =
+		(struct ksync_rcu_head *)ksync_ptr_xchg(&ssp->cb_stack, NULL);
+
+	if (!list && !KSYNC_READ_ONCE(ssp->poll_req_valid))
+		return false;
+	*invoked += ksync__srcu_run_batch(ssp, list);
+	return true;
+}
+
+/**
+ * ksync_srcu_run_callbacks() - run @ssp's queued callbacks on this thread.
+ * @ssp: the domain
+ *
+ * For the fuzzing mode (<ksync/fuzzing.h>), where no helper thread runs
+ * them: waits for the grace period of every callback queued (and every
+ * pending ksync_start_poll_synchronize_srcu() cookie), runs them in queueing
+ * order, then those they queued, until none is left. Also legal with a
+ * helper running, but then callbacks the helper took already may still run
+ * after it returns (ksync_srcu_barrier() waits for those). Must not be called
+ * inside a read section of @ssp nor from one of its callbacks: reported
+ * (file and line), and it returns 0 at once.
+ *
+ * Return: the number of callbacks it invoked.
+ */
+static KSYNC_UNUSED unsigned long ksync_srcu_run_callbacks(struct ksync_srcu_struct *ssp)
+{
+	unsigned long invoked = 0;
+
+	if (!ksync_smp_load_acquire(&ssp->id))
+		return 0; /* never used: nothing queued */
+	if (KSYNC_WARN_ONCE(ksync__srcu_am_helper(ssp),
+			    "ksync_srcu_run_callbacks() called from a callback of the same domain"))
+		return 0;
+	if (KSYNC_WARN_ONCE(ksync__srcu_self_inside(ssp),
+			    "ksync_srcu_run_callbacks() inside a read section of the same domain"))
+		return 0;
+	while (ksync__srcu_drive_once(ssp, &invoked))
+		;
+	return invoked;
+}
+
+/**
+ * ksync_srcu_run_all_callbacks() - ksync_srcu_run_callbacks() of every domain.
+ *
+ * For the fuzzing mode: also drives the domains a program cannot name (a
+ * library's internal ones, such as a shrinker registry's). Domains whose
+ * read section the caller is inside, or whose callbacks it is running, are
+ * skipped. Must not run concurrently with a ksync_cleanup_srcu_struct().
+ *
+ * Return: the number of callbacks it invoked.
+ */
+static KSYNC_UNUSED unsigned long ksync_srcu_run_all_callbacks(void)
+{
+	unsigned long invoked = 0;
+
+	for (;;) {
+		struct ksync_srcu_struct *next = NULL;
+		struct ksync_list_head *pos;
+
+		ksync__mutex_lock(&ksync_srcu_global_lock);
+		ksync_list_for_each(pos, &ksync_srcu_domains) {
+			struct ksync_srcu_struct *ssp =
+				ksync_list_entry(pos, struct ksync_srcu_struct, dlink);
+			if ((ksync_ptr_load(&ssp->cb_stack) || KSYNC_READ_ONCE(ssp->poll_req_valid)) &&
+			    !ksync__srcu_am_helper(ssp) && !ksync__srcu_self_inside(ssp)) {
+				next = ssp;
+				break;
+			}
+		}
+		pthread_mutex_unlock(&ksync_srcu_global_lock);
+		if (!next)
+			return invoked;
+		/* Queued callbacks count in cb_count: a cleanup leaks @next rather than free it. */
+		while (ksync__srcu_drive_once(next, &invoked))
+			;
 	}
 }
 
@@ -994,13 +1122,13 @@ static KSYNC_UNUSED void *ksync__srcu_helper_main(void *arg)
 	ksync_srcu_self.in_helper = 1;
 	/* Cancelling the helper would leave cb_lock or gp_mutex held. */
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
-	pthread_mutex_lock(&ssp->cb_lock);
+	ksync__mutex_lock(&ssp->cb_lock);
 	for (;;) {
 		while (ssp->helper_state == 1 && !ksync_ptr_load(&ssp->cb_stack) &&
 		       !(ssp->poll_req_valid &&
 			 !ksync__srcu_seq_ge(ksync_ulong_load(&ssp->gp_seq), ssp->poll_req))) {
 			ssp->helper_sleeping = 1;
-			pthread_cond_wait(&ssp->cb_wake, &ssp->cb_lock);
+			ksync__cond_wait(&ssp->cb_wake, &ssp->cb_lock);
 			ssp->helper_sleeping = 0;
 		}
 		if (ssp->helper_state != 1 && !ksync_ptr_load(&ssp->cb_stack))
@@ -1026,7 +1154,7 @@ static KSYNC_UNUSED void *ksync__srcu_helper_main(void *arg)
 		if (ksync_srcu_fork_gen != gen)
 			return NULL;
 
-		pthread_mutex_lock(&ssp->cb_lock);
+		ksync__mutex_lock(&ssp->cb_lock);
 		if (ssp->poll_req_valid &&
 		    ksync__srcu_seq_ge(ksync_ulong_load(&ssp->gp_seq), ssp->poll_req))
 			ssp->poll_req_valid = 0;
@@ -1040,8 +1168,8 @@ static KSYNC_UNUSED bool ksync__srcu_helper_start_locked(struct ksync_srcu_struc
 {
 	if (ssp->helper_state == 1)
 		return true;
-	if (ssp->helper_state == 2)
-		return false;
+	if (ssp->helper_state == 2 || ksync_fuzzing_enabled())
+		return false; /* stopping; or the fuzzing mode, where callers drive */
 	if (pthread_create(&ssp->helper, NULL, ksync__srcu_helper_main, ssp) != 0)
 		return false;
 	ksync_smp_store_release(&ssp->helper_state, 1); /* publishes ssp->helper */
@@ -1050,17 +1178,16 @@ static KSYNC_UNUSED bool ksync__srcu_helper_start_locked(struct ksync_srcu_struc
 
 static KSYNC_UNUSED void ksync__srcu_kick(struct ksync_srcu_struct *ssp)
 {
-	pthread_mutex_lock(&ssp->cb_lock);
+	ksync__mutex_lock(&ssp->cb_lock);
 	bool ok = ksync__srcu_helper_start_locked(ssp);
 	if (ssp->helper_sleeping)
 		pthread_cond_signal(&ssp->cb_wake);
 	pthread_mutex_unlock(&ssp->cb_lock);
-	if (!ok && !ksync__srcu_self_inside(ssp)) {
-		/* No helper thread: do its work here. */
-		struct ksync_rcu_head *list =
-			(struct ksync_rcu_head *)ksync_ptr_xchg(&ssp->cb_stack, NULL);
-		ksync_synchronize_srcu(ssp);
-		ksync__srcu_invoke(ssp, list);
+	if (!ok && !ksync_fuzzing_enabled() && !ksync__srcu_self_inside(ssp) &&
+	    !ksync__srcu_am_helper(ssp)) {
+		/* No helper thread (pthread_create failed): do its work here. */
+		unsigned long invoked = 0;
+		(void)ksync__srcu_drive_once(ssp, &invoked);
 	}
 }
 
@@ -1122,14 +1249,18 @@ static KSYNC_UNUSED void ksync_call_srcu(struct ksync_srcu_struct *ssp, struct k
 	 * this helper's progress (cross-domain deadlock).
 	 */
 	if (ksync_unlikely(n > ksync__srcu_cb_limit(ssp)) && !ksync_srcu_self.in_helper &&
-	    !ksync__srcu_self_inside(ssp)) {
+	    !ksync__srcu_self_inside(ssp) && ksync__srcu_caller_drives(ssp)) {
+		/* Fuzzing mode: no helper to wait for; work the queue down here. */
+		(void)ksync_srcu_run_callbacks(ssp);
+	} else if (ksync_unlikely(n > ksync__srcu_cb_limit(ssp)) && !ksync_srcu_self.in_helper &&
+		   !ksync__srcu_self_inside(ssp)) {
 		/* Bounded memory: wait for the helper to work the queue down. */
 		int cancel;
 		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel); /* cb_lock held in the wait */
-		pthread_mutex_lock(&ssp->cb_lock);
+		ksync__mutex_lock(&ssp->cb_lock);
 		while (ksync_ulong_load(&ssp->cb_count) > ksync__srcu_cb_limit(ssp) &&
 		       ssp->helper_state == 1)
-			pthread_cond_wait(&ssp->cb_done, &ssp->cb_lock);
+			ksync__cond_wait(&ssp->cb_done, &ssp->cb_lock);
 		pthread_mutex_unlock(&ssp->cb_lock);
 		pthread_setcancelstate(cancel, NULL);
 	}
@@ -1139,7 +1270,7 @@ KSYNC__SRCU_SHARED void ksync__srcu_barrier_cb(struct ksync_rcu_head *h)
 {
 	struct ksync__srcu_barrier_mark *m = ksync_container_of(h, struct ksync__srcu_barrier_mark, head);
 	struct ksync_srcu_struct *ssp = m->ssp;
-	pthread_mutex_lock(&ssp->cb_lock);
+	ksync__mutex_lock(&ssp->cb_lock);
 	m->done = 1;
 	pthread_cond_broadcast(&ssp->cb_done);
 	pthread_mutex_unlock(&ssp->cb_lock);
@@ -1182,10 +1313,24 @@ static KSYNC_UNUSED void ksync_srcu_barrier(struct ksync_srcu_struct *ssp)
 		m.head.func = ksync__srcu_barrier_cb;
 		(void)ksync_ulong_fetch_add(&ssp->cb_count, 1);
 		ksync__srcu_push(ssp, &m.head);
-		pthread_mutex_lock(&ssp->cb_lock);
-		while (!m.done)
-			pthread_cond_wait(&ssp->cb_done, &ssp->cb_lock);
-		pthread_mutex_unlock(&ssp->cb_lock);
+		for (;;) {
+			unsigned long invoked = 0;
+			/*
+			 * Fuzzing mode: run the queue here until the marker has
+			 * run; when the queue is empty another thread has taken
+			 * the batch holding the marker, and its broadcast ends
+			 * the wait below.
+			 */
+			if (ksync__srcu_caller_drives(ssp) && ksync__srcu_drive_once(ssp, &invoked))
+				continue;
+			ksync__mutex_lock(&ssp->cb_lock);
+			bool done = m.done;
+			if (!done)
+				ksync__cond_wait(&ssp->cb_done, &ssp->cb_lock);
+			pthread_mutex_unlock(&ssp->cb_lock);
+			if (done)
+				break;
+		}
 	} while (ksync_ulong_load(&ssp->cb_by_helper) != by_helper);
 	pthread_setcancelstate(cancel, NULL);
 }
@@ -1203,7 +1348,7 @@ static KSYNC_UNUSED unsigned long ksync_start_poll_synchronize_srcu(struct ksync
 	unsigned long cookie = ksync_get_state_synchronize_srcu(ssp);
 	bool ok;
 
-	pthread_mutex_lock(&ssp->cb_lock);
+	ksync__mutex_lock(&ssp->cb_lock);
 	if (!ssp->poll_req_valid || ksync__srcu_seq_ge(cookie, ssp->poll_req)) {
 		ssp->poll_req = cookie;
 		ssp->poll_req_valid = 1;
@@ -1241,7 +1386,7 @@ static KSYNC_UNUSED void ksync_cleanup_srcu_struct(struct ksync_srcu_struct *ssp
 			    "ksync_cleanup_srcu_struct() with readers inside; leaked"))
 		return;
 
-	pthread_mutex_lock(&ssp->cb_lock);
+	ksync__mutex_lock(&ssp->cb_lock);
 	int running = ssp->helper_state == 1;
 	KSYNC_WRITE_ONCE(ssp->helper_state, 2);
 	pthread_cond_signal(&ssp->cb_wake);
@@ -1249,8 +1394,8 @@ static KSYNC_UNUSED void ksync_cleanup_srcu_struct(struct ksync_srcu_struct *ssp
 	if (running)
 		pthread_join(ssp->helper, NULL);
 
-	pthread_mutex_lock(&ksync_srcu_global_lock);
-	pthread_mutex_lock(&ssp->lock);
+	ksync__mutex_lock(&ksync_srcu_global_lock);
+	ksync__mutex_lock(&ssp->lock);
 	struct ksync_list_head *pos, *n;
 	ksync_list_for_each_safe(pos, n, &ssp->slots) {
 		struct ksync_srcu_slot *s = ksync_list_entry(pos, struct ksync_srcu_slot, dnode);

@@ -10,6 +10,7 @@
 
 #include <ksync/atomic.h>
 #include <ksync/compiler.h>
+#include <ksync/fuzzing.h>
 #include <ksync/list.h>
 #include <ksync/rcupdate.h>
 
@@ -78,6 +79,7 @@ struct ksync_srcu_thread {
 	unsigned long shared_depth; /* sections of this thread counted in a domain's shared slot */
 	int state; /* 0 fresh, 1 exit hook armed, 2 exited */
 	int in_helper; /* this thread is a domain's helper: ksync_call_srcu() never blocks it */
+	const void *running; /* the domain whose callbacks this thread runs in place of its helper */
 };
 
 /*
