@@ -1,225 +1,323 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// bench_srcu - ksync SRCU beside liburcu (urcu-memb), pthread_rwlock and
-// ck_epoch, in one run: read-side lock+unlock per thread count, idle
-// synchronize, and call_srcu enqueue-to-invocation throughput.
-// liburcu is used through its inline fast paths (_LGPL_SOURCE), as ksync's are
-// inline too: the comparison is fast path against fast path.
-#define _LGPL_SOURCE 1
-#include <urcu/urcu-memb.h>
-
-#include <ksync/srcu.h>
-
-#include <pthread.h>
+// bench_srcu - ksync SRCU beside liburcu (urcu-memb, urcu-qsbr, urcu-bp),
+// ck_epoch, ck_rwlock, ck_brlock and pthread_rwlock, in one binary and one
+// run. Every benchmark is registered once per module that has the operation
+// and named Module/Op (Google Benchmark appends /real_time and /threads:N
+// or the argument), e.g. ksync_srcu/read/real_time/threads:2.
+//
+//   Op                 what one item is
+//   read               an empty read-side lock+unlock pair, per thread (ThreadRange)
+//   deref_read         lock, dereference the published node, load a word, unlock
+//   sync_never_read    a grace period where no thread has ever read (ksync: a
+//                      domain nobody read; liburcu: no registered thread)
+//   sync_idle          a grace period while another thread that has read sleeps
+//   sync_busy          the same while that thread spins outside any section
+//   sync_updaters      grace periods from N threads at once (ThreadRange)
+//   update_readers     publish a new node, wait for a grace period (locks: a
+//                      write lock), free the old one; readers:R threads run
+//                      deref_read meanwhile (reads_per_s counts them)
+//   call               one malloc'd node queued and freed by its callback;
+//                      batches of kBatch then a barrier, so the figure is
+//                      enqueue-to-invocation throughput; peak_outstanding is
+//                      the most callbacks queued and not yet run
+//   call_latency       one callback queued, wait until it ran (latency_ns:
+//                      enqueue to invocation)
+//   poll_gp            (ksync) start_poll_synchronize + poll until done
+//   poll_done_cookie   (ksync) poll a cookie whose grace period has completed
+//
+// Read-side loops are C (fixtures.h): an iteration is a batch of pairs, so
+// Google Benchmark's own loop costs once per batch. bare_read.c measures the
+// same pair with no framework at all.
+//
+// --bench_max_threads=N (before the Google Benchmark flags) caps ThreadRange
+// and readers:R (default: the number of CPUs, at least 2).
+#include "fixtures.h"
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
 #include <vector>
-
-extern "C" {
-void bench_ck_epoch_init(void);
-void *bench_ck_epoch_register(void);
-void bench_ck_epoch_unregister(void *rec);
-void bench_ck_epoch_sections(void *rec, unsigned long n);
-}
 
 namespace {
 
-KSYNC_DEFINE_SRCU(g_srcu);
-KSYNC_DEFINE_SRCU(g_srcu2);
-struct ksync_srcu_struct g_fenced; // initialised with KSYNC_SRCU_FENCED in main()
-pthread_rwlock_t g_rwlock = PTHREAD_RWLOCK_INITIALIZER;
-
-// ---- read side -----------------------------------------------------------
-
-void BM_read_ksync_srcu(benchmark::State &st)
-{
-	for (auto _ : st) {
-		int idx = ksync_srcu_read_lock(&g_srcu);
-		benchmark::ClobberMemory();
-		ksync_srcu_read_unlock(&g_srcu, idx);
-	}
-}
-BENCHMARK(BM_read_ksync_srcu)->ThreadRange(1, 8)->UseRealTime();
-
-// one thread inside two domains at once, alternating (the TLS cache holds both)
-void BM_read_ksync_srcu_two_domains(benchmark::State &st)
-{
-	for (auto _ : st) {
-		int a = ksync_srcu_read_lock(&g_srcu);
-		int b = ksync_srcu_read_lock(&g_srcu2);
-		benchmark::ClobberMemory();
-		ksync_srcu_read_unlock(&g_srcu2, b);
-		ksync_srcu_read_unlock(&g_srcu, a);
-	}
-	st.SetItemsProcessed(2 * st.iterations());
-}
-BENCHMARK(BM_read_ksync_srcu_two_domains)->ThreadRange(1, 2)->UseRealTime();
-
-void BM_read_ksync_srcu_fenced(benchmark::State &st)
-{
-	for (auto _ : st) {
-		int idx = ksync_srcu_read_lock(&g_fenced);
-		benchmark::ClobberMemory();
-		ksync_srcu_read_unlock(&g_fenced, idx);
-	}
-}
-BENCHMARK(BM_read_ksync_srcu_fenced)->ThreadRange(1, 2)->UseRealTime();
-
-void BM_read_urcu_memb(benchmark::State &st)
-{
-	urcu_memb_register_thread(); // mandatory in liburcu, outside the timed loop
-	for (auto _ : st) {
-		urcu_memb_read_lock();
-		benchmark::ClobberMemory();
-		urcu_memb_read_unlock();
-	}
-	urcu_memb_unregister_thread();
-}
-BENCHMARK(BM_read_urcu_memb)->ThreadRange(1, 8)->UseRealTime();
-
-void BM_read_pthread_rwlock(benchmark::State &st)
-{
-	for (auto _ : st) {
-		pthread_rwlock_rdlock(&g_rwlock);
-		benchmark::ClobberMemory();
-		pthread_rwlock_unlock(&g_rwlock);
-	}
-}
-BENCHMARK(BM_read_pthread_rwlock)->ThreadRange(1, 8)->UseRealTime();
-
-void BM_read_ck_epoch(benchmark::State &st)
-{
-	void *rec = bench_ck_epoch_register();
-	while (st.KeepRunningBatch(1000))
-		bench_ck_epoch_sections(rec, 1000);
-	bench_ck_epoch_unregister(rec); // the record stays with the epoch (recycled)
-}
-BENCHMARK(BM_read_ck_epoch)->ThreadRange(1, 8)->UseRealTime();
-
-// ---- grace periods ------------------------------------------------------
-
-void BM_sync_idle_ksync_srcu(benchmark::State &st)
-{
-	for (auto _ : st)
-		ksync_synchronize_srcu(&g_srcu);
-}
-BENCHMARK(BM_sync_idle_ksync_srcu)->UseRealTime();
-
-void BM_sync_idle_ksync_srcu_fenced(benchmark::State &st)
-{
-	for (auto _ : st)
-		ksync_synchronize_srcu(&g_fenced);
-}
-BENCHMARK(BM_sync_idle_ksync_srcu_fenced)->UseRealTime();
-
-void BM_sync_idle_urcu_memb(benchmark::State &st)
-{
-	for (auto _ : st)
-		urcu_memb_synchronize_rcu();
-}
-BENCHMARK(BM_sync_idle_urcu_memb)->UseRealTime();
-
-// The same with another thread running (outside any read section) on the other
-// CPU: membarrier must now interrupt it, as in a busy program.
-int g_spin_stop;
-
-void *spinner(void *)
-{
-	while (!__atomic_load_n(&g_spin_stop, __ATOMIC_RELAXED))
-		ksync_cpu_relax();
-	return nullptr;
-}
-
-template <void (*Sync)()> void sync_with_spinner(benchmark::State &st)
-{
-	pthread_t t;
-	__atomic_store_n(&g_spin_stop, 0, __ATOMIC_RELAXED);
-	pthread_create(&t, nullptr, spinner, nullptr);
-	for (auto _ : st)
-		Sync();
-	__atomic_store_n(&g_spin_stop, 1, __ATOMIC_RELAXED);
-	pthread_join(t, nullptr);
-}
-
-void ksync_sync() { ksync_synchronize_srcu(&g_srcu); }
-void urcu_sync() { urcu_memb_synchronize_rcu(); }
-
-void BM_sync_busy_ksync_srcu(benchmark::State &st) { sync_with_spinner<ksync_sync>(st); }
-BENCHMARK(BM_sync_busy_ksync_srcu)->UseRealTime();
-void BM_sync_busy_urcu_memb(benchmark::State &st) { sync_with_spinner<urcu_sync>(st); }
-BENCHMARK(BM_sync_busy_urcu_memb)->UseRealTime();
-
-// ---- callbacks: enqueue to invocation ------------------------------------
-
-constexpr int kBatch = 200000; // large, so a barrier's latency does not dominate
-unsigned long g_invoked;
-
-struct kitem {
-	struct ksync_rcu_head h;
-};
-struct uitem {
-	struct rcu_head h;
+const bench_ops *const kModules[] = {
+	&bench_ksync_srcu, &bench_ksync_srcu_fenced, &bench_urcu_memb, &bench_urcu_qsbr,
+	&bench_urcu_bp,    &bench_ck_epoch,          &bench_ck_rwlock, &bench_ck_brlock,
+	&bench_pthread_rwlock,
 };
 
-void kcb(struct ksync_rcu_head *) { __atomic_fetch_add(&g_invoked, 1, __ATOMIC_RELAXED); }
-void ucb(struct rcu_head *) { __atomic_fetch_add(&g_invoked, 1, __ATOMIC_RELAXED); }
+constexpr unsigned long kReadBatch = 1024;
+constexpr int kCallBatch = 100000; // large, so a barrier's latency does not dominate
 
-// Each iteration queues kBatch callbacks and waits until all have run.
-void BM_call_ksync_srcu(benchmark::State &st)
+int g_max_threads = 2;
+
+std::string name(const bench_ops *m, const char *op)
 {
-	std::vector<kitem> items(kBatch);
-	for (auto _ : st) {
-		for (auto &it : items)
-			ksync_call_srcu(&g_srcu, &it.h, kcb);
-		ksync_srcu_barrier(&g_srcu);
-	}
-	st.SetItemsProcessed(st.iterations() * kBatch);
+	return std::string(m->name) + "/" + op;
 }
-BENCHMARK(BM_call_ksync_srcu)->UseRealTime()->Unit(benchmark::kMicrosecond);
 
-void BM_call_urcu_memb(benchmark::State &st)
-{
-	std::vector<uitem> items(kBatch);
-	urcu_memb_register_thread();
-	for (auto _ : st) {
-		for (auto &it : items)
-			urcu_memb_call_rcu(&it.h, ucb);
-		urcu_memb_barrier();
+// ---- a thread that has read and now sleeps (or spins) outside any section
+
+struct Bystander {
+	const bench_ops *m;
+	bool spin;
+	std::atomic<bool> ready{false}, stop{false};
+	std::thread t;
+
+	Bystander(const bench_ops *mod, bool spinning) : m(mod), spin(spinning)
+	{
+		t = std::thread([this] {
+			m->thread_begin();
+			m->reads(1);
+			if (m->offline)
+				m->offline();
+			ready.store(true);
+			while (!stop.load(std::memory_order_relaxed)) {
+				if (spin)
+					benchmark::ClobberMemory();
+				else
+					std::this_thread::sleep_for(std::chrono::milliseconds(1));
+			}
+			if (m->online)
+				m->online();
+			m->thread_end();
+		});
+		while (!ready.load())
+			std::this_thread::yield();
 	}
-	urcu_memb_unregister_thread();
-	st.SetItemsProcessed(st.iterations() * kBatch);
-}
-BENCHMARK(BM_call_urcu_memb)->UseRealTime()->Unit(benchmark::kMicrosecond);
+	~Bystander()
+	{
+		stop.store(true);
+		t.join();
+	}
+};
 
-// A thread that exists, has used both libraries, and sleeps outside any read
-// section: the idle grace periods below are "idle", not "single-threaded"
-// (liburcu skips all work with no registered thread; the kernel skips
-// membarrier in a single-threaded process).
-pthread_mutex_t g_idle_lock = PTHREAD_MUTEX_INITIALIZER;
-pthread_cond_t g_idle_cond = PTHREAD_COND_INITIALIZER;
+// ---- read side ---------------------------------------------------------
 
-void *idle_thread(void *)
+void bm_read(benchmark::State &st, const bench_ops *m)
 {
-	urcu_memb_register_thread();
-	int i = ksync_srcu_read_lock(&g_srcu);
-	ksync_srcu_read_unlock(&g_srcu, i);
-	i = ksync_srcu_read_lock(&g_fenced);
-	ksync_srcu_read_unlock(&g_fenced, i);
-	pthread_mutex_lock(&g_idle_lock);
-	for (;;)
-		pthread_cond_wait(&g_idle_cond, &g_idle_lock);
-	return nullptr;
+	m->thread_begin();
+	while (st.KeepRunningBatch(kReadBatch))
+		m->reads(kReadBatch);
+	m->thread_end();
+	st.SetItemsProcessed(static_cast<int64_t>(st.iterations()));
+}
+
+void bm_deref_read(benchmark::State &st, const bench_ops *m)
+{
+	long sum = 0;
+	m->thread_begin();
+	while (st.KeepRunningBatch(kReadBatch))
+		sum += m->deref_reads(kReadBatch);
+	m->thread_end();
+	benchmark::DoNotOptimize(sum);
+	st.SetItemsProcessed(static_cast<int64_t>(st.iterations()));
+}
+
+// ---- grace periods -------------------------------------------------------
+
+void bm_sync_never_read(benchmark::State &st, const bench_ops *m)
+{
+	for (auto _ : st)
+		m->sync_never_read();
+}
+
+void bm_sync_bystander(benchmark::State &st, const bench_ops *m, bool spin)
+{
+	Bystander b(m, spin);
+	for (auto _ : st)
+		m->synchronize();
+}
+
+void bm_sync_updaters(benchmark::State &st, const bench_ops *m)
+{
+	for (auto _ : st)
+		m->synchronize();
+	st.SetItemsProcessed(static_cast<int64_t>(st.iterations()));
+}
+
+void bm_update_readers(benchmark::State &st, const bench_ops *m)
+{
+	const int nr = static_cast<int>(st.range(0));
+	std::atomic<bool> stop{false};
+	std::atomic<int> started{0};
+	std::vector<unsigned long> reads(static_cast<size_t>(nr) * 8, 0); // one line each
+	std::vector<std::thread> readers;
+	for (int r = 0; r < nr; r++)
+		readers.emplace_back([&, r] {
+			unsigned long n = 0;
+			long sum = 0;
+			m->thread_begin();
+			started.fetch_add(1);
+			while (!stop.load(std::memory_order_relaxed)) {
+				sum += m->deref_reads(256);
+				n += 256;
+			}
+			m->thread_end();
+			benchmark::DoNotOptimize(sum);
+			reads[static_cast<size_t>(r) * 8] = n;
+		});
+	while (started.load() < nr)
+		std::this_thread::yield();
+	if (m->caller_begin)
+		m->caller_begin(); // qsbr: the updater registers and stays offline
+	auto t0 = std::chrono::steady_clock::now();
+	for (auto _ : st)
+		m->update();
+	auto secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+	stop.store(true);
+	for (auto &t : readers)
+		t.join();
+	if (m->caller_end)
+		m->caller_end();
+	unsigned long total = 0;
+	for (int r = 0; r < nr; r++)
+		total += reads[static_cast<size_t>(r) * 8];
+	st.SetItemsProcessed(static_cast<int64_t>(st.iterations()));
+	// Reads during the timed loop, approximately: the readers start before it
+	// and stop after it, by at most one thread start and one join.
+	st.counters["reads_per_s"] = benchmark::Counter(secs > 0 ? static_cast<double>(total) / secs : 0);
+}
+
+// ---- callbacks -----------------------------------------------------------
+
+std::atomic<unsigned long> g_enqueued{0};
+std::atomic<unsigned long> g_peak{0};
+
+void bm_call(benchmark::State &st, const bench_ops *m)
+{
+	if (st.thread_index() == 0) {
+		g_enqueued.store(__atomic_load_n(&bench_cb_invoked, __ATOMIC_RELAXED));
+		g_peak.store(0);
+	}
+	m->caller_begin();
+	for (auto _ : st) {
+		for (int i = 0; i < kCallBatch; i++) {
+			m->call(0, nullptr);
+			if ((i & 255) == 255) {
+				unsigned long q = g_enqueued.fetch_add(256, std::memory_order_relaxed) + 256;
+				unsigned long done = __atomic_load_n(&bench_cb_invoked, __ATOMIC_RELAXED);
+				unsigned long out = q > done ? q - done : 0, peak = g_peak.load();
+				while (out > peak && !g_peak.compare_exchange_weak(peak, out))
+					;
+			}
+		}
+		m->barrier();
+		g_enqueued.fetch_add(kCallBatch & 255, std::memory_order_relaxed);
+	}
+	m->caller_end();
+	st.SetItemsProcessed(static_cast<int64_t>(st.iterations()) * kCallBatch);
+	if (st.thread_index() == 0)
+		st.counters["peak_outstanding"] = benchmark::Counter(static_cast<double>(g_peak.load()));
+}
+
+void bm_call_latency(benchmark::State &st, const bench_ops *m)
+{
+	m->caller_begin();
+	uint64_t sum0 = __atomic_load_n(&bench_cb_latency_sum, __ATOMIC_RELAXED);
+	for (auto _ : st) {
+		int done = 0;
+		m->call(bench_now_ns(), &done);
+		if (m->poll) {
+			while (!__atomic_load_n(&done, __ATOMIC_ACQUIRE))
+				m->poll();
+		} else {
+			bench_wait_flag(&done);
+		}
+	}
+	uint64_t sum = __atomic_load_n(&bench_cb_latency_sum, __ATOMIC_RELAXED) - sum0;
+	m->caller_end();
+	st.counters["latency_ns"] =
+		benchmark::Counter(st.iterations() ? static_cast<double>(sum) / static_cast<double>(st.iterations()) : 0);
+}
+
+void bm_poll_gp(benchmark::State &st)
+{
+	for (auto _ : st)
+		bench_ksync_poll_gp();
+}
+
+void bm_poll_done_cookie(benchmark::State &st)
+{
+	for (auto _ : st)
+		benchmark::DoNotOptimize(bench_ksync_poll_done());
+}
+
+void register_all()
+{
+	// First: nothing has registered with liburcu yet (urcu-bp registers a
+	// thread on its first read, for the thread's lifetime).
+	for (const bench_ops *m : kModules)
+		if (m->sync_never_read)
+			benchmark::RegisterBenchmark(name(m, "sync_never_read").c_str(), bm_sync_never_read, m)
+				->UseRealTime();
+	for (const bench_ops *m : kModules)
+		benchmark::RegisterBenchmark(name(m, "read").c_str(), bm_read, m)
+			->ThreadRange(1, g_max_threads)
+			->UseRealTime();
+	for (const bench_ops *m : kModules)
+		benchmark::RegisterBenchmark(name(m, "deref_read").c_str(), bm_deref_read, m)
+			->ThreadRange(1, g_max_threads)
+			->UseRealTime();
+	for (const bench_ops *m : kModules)
+		if (m->synchronize)
+			benchmark::RegisterBenchmark(name(m, "sync_idle").c_str(), bm_sync_bystander, m, false)
+				->UseRealTime();
+	for (const bench_ops *m : kModules)
+		if (m->synchronize)
+			benchmark::RegisterBenchmark(name(m, "sync_busy").c_str(), bm_sync_bystander, m, true)
+				->UseRealTime();
+	for (const bench_ops *m : kModules)
+		if (m->synchronize)
+			benchmark::RegisterBenchmark(name(m, "sync_updaters").c_str(), bm_sync_updaters, m)
+				->ThreadRange(1, g_max_threads)
+				->UseRealTime();
+	for (const bench_ops *m : kModules)
+		benchmark::RegisterBenchmark(name(m, "update_readers").c_str(), bm_update_readers, m)
+			->ArgName("readers")
+			->RangeMultiplier(2)
+			->Range(1, g_max_threads)
+			->UseRealTime()
+			->Unit(benchmark::kMicrosecond);
+	for (const bench_ops *m : kModules)
+		if (m->call)
+			benchmark::RegisterBenchmark(name(m, "call").c_str(), bm_call, m)
+				->ThreadRange(1, g_max_threads)
+				->UseRealTime()
+				->Unit(benchmark::kMillisecond);
+	for (const bench_ops *m : kModules)
+		if (m->call)
+			benchmark::RegisterBenchmark(name(m, "call_latency").c_str(), bm_call_latency, m)
+				->UseRealTime()
+				->Unit(benchmark::kMicrosecond);
+	benchmark::RegisterBenchmark("ksync_srcu/poll_gp", bm_poll_gp)->UseRealTime();
+	benchmark::RegisterBenchmark("ksync_srcu/poll_done_cookie", bm_poll_done_cookie)->UseRealTime();
 }
 
 } // namespace
 
 int main(int argc, char **argv)
 {
-	ksync_init_srcu_struct_flags(&g_fenced, KSYNC_SRCU_FENCED);
-	bench_ck_epoch_init();
-	pthread_t idle;
-	pthread_create(&idle, nullptr, idle_thread, nullptr);
-	pthread_detach(idle);
+	g_max_threads = std::max(2, static_cast<int>(std::thread::hardware_concurrency()));
+	// Our own flag, taken out before Google Benchmark sees argv.
+	int out = 1;
+	for (int i = 1; i < argc; i++) {
+		const char *flag = "--bench_max_threads=";
+		if (std::strncmp(argv[i], flag, std::strlen(flag)) == 0)
+			g_max_threads = std::max(1, std::atoi(argv[i] + std::strlen(flag)));
+		else
+			argv[out++] = argv[i];
+	}
+	argc = out;
+	for (const bench_ops *m : kModules)
+		m->init();
+	register_all();
 	benchmark::Initialize(&argc, argv);
 	if (benchmark::ReportUnrecognizedArguments(argc, argv))
 		return 1;

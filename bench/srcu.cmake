@@ -1,8 +1,30 @@
 # SPDX-License-Identifier: BSD-2-Clause
-# SRCU: ksync beside liburcu urcu-memb, pthread_rwlock and ck_epoch.
-# Left out without liburcu-memb (cmake/KsyncOptional.cmake says so).
+# SRCU: ksync beside liburcu (urcu-memb, urcu-qsbr, urcu-bp), ck_epoch,
+# ck_rwlock, ck_brlock and pthread_rwlock (bench_srcu, Google Benchmark), and
+# the bare-loop read-side figure (bench_bare_read, plain C).
+# Left out without liburcu-memb (cmake/KsyncOptional.cmake says so); the
+# other two flavours ship in the same package (liburcu-dev).
 if(KSYNC_HAVE_URCU)
-  ksync_add_executable(bench_srcu SOURCES ${CMAKE_CURRENT_LIST_DIR}/bench_srcu.cc
-                       ${CMAKE_CURRENT_LIST_DIR}/bench_srcu_ck.c
-                       LIBS benchmark::benchmark PkgConfig::URCU)
+  foreach(_flav qsbr bp)
+    string(TOUPPER ${_flav} _FLAV)
+    if(NOT TARGET PkgConfig::URCU_${_FLAV})
+      pkg_check_modules(URCU_${_FLAV} QUIET IMPORTED_TARGET liburcu-${_flav})
+    endif()
+  endforeach()
+  if(TARGET PkgConfig::URCU_QSBR AND TARGET PkgConfig::URCU_BP)
+    ksync_add_executable(bench_srcu
+      SOURCES ${CMAKE_CURRENT_LIST_DIR}/bench_srcu.cc
+              ${CMAKE_CURRENT_LIST_DIR}/fx_common.c
+              ${CMAKE_CURRENT_LIST_DIR}/fx_ksync.c
+              ${CMAKE_CURRENT_LIST_DIR}/fx_urcu_memb.c
+              ${CMAKE_CURRENT_LIST_DIR}/fx_urcu_qsbr.c
+              ${CMAKE_CURRENT_LIST_DIR}/fx_urcu_bp.c
+              ${CMAKE_CURRENT_LIST_DIR}/fx_ck.c
+              ${CMAKE_CURRENT_LIST_DIR}/fx_pthread.c
+      LIBS benchmark::benchmark PkgConfig::URCU PkgConfig::URCU_QSBR PkgConfig::URCU_BP)
+  else()
+    ksync_skip("bench_srcu" "liburcu-qsbr or liburcu-bp not found by pkg-config")
+  endif()
+  ksync_add_executable(bench_bare_read SOURCES ${CMAKE_CURRENT_LIST_DIR}/bare_read.c
+                       LIBS PkgConfig::URCU)
 endif()
