@@ -22,6 +22,10 @@
 //                      the most callbacks queued and not yet run
 //   call_latency       one callback queued, wait until it ran (latency_ns:
 //                      enqueue to invocation)
+//   hash_lookup        read-mostly: a lookup of a random key among 1024 in a hash
+//                      table, or (update_permille:P per mille of them) the
+//                      replacement of its entry: ksync's hashtable.h under
+//                      SRCU, liburcu's cds_lfht, the table under a pthread_rwlock
 //   poll_gp            (ksync) start_poll_synchronize + poll until done
 //   poll_done_cookie   (ksync) poll a cookie whose grace period has completed
 //
@@ -51,6 +55,8 @@ const bench_ops *const kModules[] = {
 	&bench_urcu_bp,    &bench_ck_epoch,          &bench_ck_rwlock, &bench_ck_brlock,
 	&bench_pthread_rwlock,
 };
+
+const bench_hash_ops *const kHashes[] = { &bench_hash_ksync, &bench_hash_urcu, &bench_hash_rwlock };
 
 constexpr unsigned long kReadBatch = 1024;
 constexpr int kCallBatch = 100000; // large, so a barrier's latency does not dominate
@@ -237,6 +243,22 @@ void bm_call_latency(benchmark::State &st, const bench_ops *m)
 		benchmark::Counter(st.iterations() ? static_cast<double>(sum) / static_cast<double>(st.iterations()) : 0);
 }
 
+// ---- read-mostly hash table ----------------------------------------------
+
+void bm_hash(benchmark::State &st, const bench_hash_ops *h)
+{
+	const auto permille = static_cast<unsigned>(st.range(0));
+	uint64_t rng = 0x9E3779B97F4A7C15ull * static_cast<uint64_t>(st.thread_index() + 1);
+	long sum = 0;
+	h->thread_begin();
+	while (st.KeepRunningBatch(256))
+		sum += h->run(256, permille, &rng);
+	h->barrier(); // retired entries freed before the next run, untimed
+	h->thread_end();
+	benchmark::DoNotOptimize(sum);
+	st.SetItemsProcessed(static_cast<int64_t>(st.iterations()));
+}
+
 void bm_poll_gp(benchmark::State &st)
 {
 	for (auto _ : st)
@@ -296,6 +318,14 @@ void register_all()
 			benchmark::RegisterBenchmark(name(m, "call_latency").c_str(), bm_call_latency, m)
 				->UseRealTime()
 				->Unit(benchmark::kMicrosecond);
+	for (const bench_hash_ops *h : kHashes)
+		benchmark::RegisterBenchmark((std::string(h->name) + "/hash_lookup").c_str(), bm_hash, h)
+			->ArgName("update_permille")
+			->Arg(1)
+			->Arg(10)
+			->Arg(100)
+			->ThreadRange(1, g_max_threads)
+			->UseRealTime();
 	benchmark::RegisterBenchmark("ksync_srcu/poll_gp", bm_poll_gp)->UseRealTime();
 	benchmark::RegisterBenchmark("ksync_srcu/poll_done_cookie", bm_poll_done_cookie)->UseRealTime();
 }
@@ -317,6 +347,8 @@ int main(int argc, char **argv)
 	argc = out;
 	for (const bench_ops *m : kModules)
 		m->init();
+	for (const bench_hash_ops *h : kHashes)
+		h->init();
 	register_all();
 	benchmark::Initialize(&argc, argv);
 	if (benchmark::ReportUnrecognizedArguments(argc, argv))

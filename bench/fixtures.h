@@ -78,6 +78,19 @@ extern const struct bench_ops bench_pthread_rwlock;
 void bench_ksync_poll_gp(void);
 int bench_ksync_poll_done(void);
 
+/* fx_hash.c: read-mostly lookups in a hash table of 1024 keys. */
+struct bench_hash_ops {
+	const char *name;
+	void (*init)(void);
+	void (*thread_begin)(void);
+	void (*thread_end)(void);
+	/* n operations on random keys; @permille of them replace the key's entry. */
+	long (*run)(unsigned long n, unsigned permille, uint64_t *rng);
+	/* Wait until retired entries are freed. */
+	void (*barrier)(void);
+};
+extern const struct bench_hash_ops bench_hash_ksync, bench_hash_urcu, bench_hash_rwlock;
+
 /* fx_common.c */
 extern unsigned long bench_cb_invoked;  /* callbacks run so far (relaxed atomic) */
 extern uint64_t bench_cb_latency_sum;   /* sum of enqueue-to-invoke ns of latency runs */

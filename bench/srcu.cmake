@@ -1,17 +1,17 @@
 # SPDX-License-Identifier: BSD-2-Clause
-# SRCU: ksync beside liburcu (urcu-memb, urcu-qsbr, urcu-bp), ck_epoch,
+# SRCU: ksync beside liburcu (urcu-memb, urcu-qsbr, urcu-bp, cds_lfht), ck_epoch,
 # ck_rwlock, ck_brlock and pthread_rwlock (bench_srcu, Google Benchmark), and
 # the bare-loop read-side figure (bench_bare_read, plain C).
 # Left out without liburcu-memb (cmake/KsyncOptional.cmake says so); the
 # other two flavours ship in the same package (liburcu-dev).
 if(KSYNC_HAVE_URCU)
-  foreach(_flav qsbr bp)
+  foreach(_flav qsbr bp cds)
     string(TOUPPER ${_flav} _FLAV)
     if(NOT TARGET PkgConfig::URCU_${_FLAV})
       pkg_check_modules(URCU_${_FLAV} QUIET IMPORTED_TARGET liburcu-${_flav})
     endif()
   endforeach()
-  if(TARGET PkgConfig::URCU_QSBR AND TARGET PkgConfig::URCU_BP)
+  if(TARGET PkgConfig::URCU_QSBR AND TARGET PkgConfig::URCU_BP AND TARGET PkgConfig::URCU_CDS)
     ksync_add_executable(bench_srcu
       SOURCES ${CMAKE_CURRENT_LIST_DIR}/bench_srcu.cc
               ${CMAKE_CURRENT_LIST_DIR}/fx_common.c
@@ -21,9 +21,11 @@ if(KSYNC_HAVE_URCU)
               ${CMAKE_CURRENT_LIST_DIR}/fx_urcu_bp.c
               ${CMAKE_CURRENT_LIST_DIR}/fx_ck.c
               ${CMAKE_CURRENT_LIST_DIR}/fx_pthread.c
-      LIBS benchmark::benchmark PkgConfig::URCU PkgConfig::URCU_QSBR PkgConfig::URCU_BP)
+              ${CMAKE_CURRENT_LIST_DIR}/fx_hash.c
+      LIBS benchmark::benchmark PkgConfig::URCU PkgConfig::URCU_QSBR PkgConfig::URCU_BP
+           PkgConfig::URCU_CDS)
   else()
-    ksync_skip("bench_srcu" "liburcu-qsbr or liburcu-bp not found by pkg-config")
+    ksync_skip("bench_srcu" "liburcu-qsbr, liburcu-bp or liburcu-cds not found by pkg-config")
   endif()
   ksync_add_executable(bench_bare_read SOURCES ${CMAKE_CURRENT_LIST_DIR}/bare_read.c
                        LIBS PkgConfig::URCU)
