@@ -186,6 +186,7 @@ static KSYNC_ALWAYS_INLINE KSYNC_UNUSED void ksync__mutex_lock(pthread_mutex_t *
 		pthread_mutex_lock(m);
 		return;
 	}
+	ksync__sched_preempt(m); /* another thread may run first */
 	while (pthread_mutex_trylock(m) != 0)
 		(void)ksync__sched_yield(m);
 }

@@ -324,6 +324,7 @@ static KSYNC_UNUSED void ksync__srcu_atfork_child(void)
 		ssp->gp_waiting = 0;
 		ssp->helper_state = 0;
 		ssp->helper_sleeping = 0;
+		ssp->driving = 0;
 		/*
 		 * Callbacks still queued run in the child too (the helper restarts
 		 * on demand); a batch the parent's helper had taken is lost here.
@@ -1032,17 +1033,58 @@ static inline KSYNC_UNUSED bool ksync__srcu_caller_drives(const struct ksync_src
 
 /*
  * Take what is queued on @ssp and run it here (see ksync__srcu_run_batch()).
- * false when nothing was queued and no poll request was pending.
+ * One caller drives a domain at a time (ssp->driving, under cb_lock), as one
+ * helper would: callbacks run in queueing order across batches, which
+ * callers rely on (a memory group's statistics make their final move into
+ * the parent before the parent's own callback frees it). Two threads each
+ * running the batch it took, the later batch could run first.
+ * Returns 1 when it ran a batch, 0 when nothing was queued and no poll
+ * request pending, -1 when another thread drives (its end broadcasts cb_done).
  */
-static KSYNC_UNUSED bool ksync__srcu_drive_once(struct ksync_srcu_struct *ssp, unsigned long *invoked)
+static KSYNC_UNUSED int ksync__srcu_drive_once(struct ksync_srcu_struct *ssp, unsigned long *invoked)
 {
-	struct ksync_rcu_head *list =
-		(struct ksync_rcu_head *)ksync_ptr_xchg(&ssp->cb_stack, NULL);
+	struct ksync_rcu_head *list;
 
-	if (!list && !KSYNC_READ_ONCE(ssp->poll_req_valid))
-		return false;
+	ksync__mutex_lock(&ssp->cb_lock);
+	if (ssp->driving) {
+		pthread_mutex_unlock(&ssp->cb_lock);
+		return -1;
+	}
+	list = (struct ksync_rcu_head *)ksync_ptr_xchg(&ssp->cb_stack, NULL);
+	if (!list && !ssp->poll_req_valid) {
+		pthread_mutex_unlock(&ssp->cb_lock);
+		return 0;
+	}
+	ssp->driving = 1;
+	pthread_mutex_unlock(&ssp->cb_lock);
+
 	*invoked += ksync__srcu_run_batch(ssp, list);
-	return true;
+
+	ksync__mutex_lock(&ssp->cb_lock);
+	ssp->driving = 0;
+	pthread_cond_broadcast(&ssp->cb_done); /* callers that found it busy */
+	pthread_mutex_unlock(&ssp->cb_lock);
+	return 1;
+}
+
+/*
+ * Drive @ssp until nothing is queued and nobody drives it: what was queued
+ * before the call has run when it returns.
+ */
+static KSYNC_UNUSED void ksync__srcu_drive_all(struct ksync_srcu_struct *ssp, unsigned long *invoked)
+{
+	for (;;) {
+		int r = ksync__srcu_drive_once(ssp, invoked);
+
+		if (r == 0)
+			return;
+		if (r < 0) { /* another thread drives: wait for its end, then look again */
+			ksync__mutex_lock(&ssp->cb_lock);
+			if (ssp->driving)
+				ksync__cond_wait(&ssp->cb_done, &ssp->cb_lock);
+			pthread_mutex_unlock(&ssp->cb_lock);
+		}
+	}
 }
 
 /**
@@ -1072,8 +1114,7 @@ static KSYNC_UNUSED unsigned long ksync_srcu_run_callbacks(struct ksync_srcu_str
 	if (KSYNC_WARN_ONCE(ksync__srcu_self_inside(ssp),
 			    "ksync_srcu_run_callbacks() inside a read section of the same domain"))
 		return 0;
-	while (ksync__srcu_drive_once(ssp, &invoked))
-		;
+	ksync__srcu_drive_all(ssp, &invoked);
 	return invoked;
 }
 
@@ -1109,8 +1150,7 @@ static KSYNC_UNUSED unsigned long ksync_srcu_run_all_callbacks(void)
 		if (!next)
 			return invoked;
 		/* Queued callbacks count in cb_count: a cleanup leaks @next rather than free it. */
-		while (ksync__srcu_drive_once(next, &invoked))
-			;
+		ksync__srcu_drive_all(next, &invoked);
 	}
 }
 
@@ -1185,7 +1225,7 @@ static KSYNC_UNUSED void ksync__srcu_kick(struct ksync_srcu_struct *ssp)
 	pthread_mutex_unlock(&ssp->cb_lock);
 	if (!ok && !ksync_fuzzing_enabled() && !ksync__srcu_self_inside(ssp) &&
 	    !ksync__srcu_am_helper(ssp)) {
-		/* No helper thread (pthread_create failed): do its work here. */
+		/* No helper thread (pthread_create failed): do its work here, unless another thread does. */
 		unsigned long invoked = 0;
 		(void)ksync__srcu_drive_once(ssp, &invoked);
 	}
@@ -1321,7 +1361,7 @@ static KSYNC_UNUSED void ksync_srcu_barrier(struct ksync_srcu_struct *ssp)
 			 * the batch holding the marker, and its broadcast ends
 			 * the wait below.
 			 */
-			if (ksync__srcu_caller_drives(ssp) && ksync__srcu_drive_once(ssp, &invoked))
+			if (ksync__srcu_caller_drives(ssp) && ksync__srcu_drive_once(ssp, &invoked) > 0)
 				continue;
 			ksync__mutex_lock(&ssp->cb_lock);
 			bool done = m.done;

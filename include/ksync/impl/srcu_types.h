@@ -141,6 +141,7 @@ struct ksync_srcu_struct {
 	int poll_req_valid;
 	int helper_state;		/* 0 none, 1 running, 2 stopping */
 	int helper_sleeping;
+	int driving;			/* a caller runs a batch in place of the helper (fuzzing mode) */
 	pthread_t helper;
 	void *dbg_set;			/* KSYNC_DEBUG: heads queued (double call_srcu) */
 	struct ksync_list_head dlink;	/* on the process-wide list of domains */
@@ -164,7 +165,7 @@ struct ksync_srcu_struct {
 		PTHREAD_MUTEX_INITIALIZER,   /* cb_lock */                     \
 		PTHREAD_COND_INITIALIZER,    /* cb_wake */                     \
 		PTHREAD_COND_INITIALIZER,    /* cb_done */                     \
-		0, 0, 0, 0,  /* poll_req, poll_req_valid, helper_state, helper_sleeping */ \
+		0, 0, 0, 0, 0, /* poll_req, poll_req_valid, helper_state, helper_sleeping, driving */ \
 		0, 0,                        /* helper, dbg_set */             \
 		KSYNC_LIST_HEAD_INIT((name).dlink),                            \
 	}
