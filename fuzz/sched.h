@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * fuzz/sched.h - the baton scheduler: real threads, one running at a time,
+ * switching only at yield points, every switch decided by the input.
+ *
+ * Theory of operation. ksched_run() starts the scripts' threads and hands a
+ * baton to one of them; a thread runs only while it holds the baton. It
+ * passes the baton on at three kinds of points:
+ *  - preemption points: ksched_point() between a script's operations, and
+ *    the points ksync offers through <ksync/fuzzing.h> (before each mutex
+ *    it takes) and the registry's yield seams (<ksync/shrinker_testing.h>);
+ *    the input decides whether another thread runs here;
+ *  - blocked waits: with ksync_sched_hook installed, every blocking wait of
+ *    ksync yields instead of sleeping, and the baton must go to another
+ *    thread (the waiter checks its condition again when it gets it back);
+ *  - the end of a thread.
+ * A thread that blocked is passed over while another thread can run, until
+ * the next preemption point (where what it waits for may have come).
+ * A decision reads one input byte, and only when more than one thread could
+ * take the baton; once the bytes run out a preemption point keeps the
+ * current thread (no more preemptions) and a blocked thread hands the baton
+ * to the next thread in order. So libFuzzer explores schedules with few
+ * preemptions first, and an input (scripts + schedule bytes) replays the
+ * same trace every time: a crash file is its own replay.
+ *
+ * KSCHED_PCT reads the same bytes as PCT (probabilistic concurrency testing):
+ * random distinct priorities and depth-1 priority change points, always
+ * running the highest-priority thread that can run; a bug of depth d among
+ * n threads and k steps is found with probability at least 1/(n k^(d-1)).
+ *
+ * Every thread blocked at once, for KSCHED_DEADLOCK_ROUNDS hand-offs in a
+ * row with no preemption point reached, is reported as a deadlock (abort).
+ */
+#ifndef KSYNC_FUZZ_SCHED_H
+#define KSYNC_FUZZ_SCHED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define KSCHED_MAX_THREADS 4
+#define KSCHED_DEADLOCK_ROUNDS 20000
+#define KSCHED_PCT_STEPS 256 /* PCT's k: change points fall in the first k steps */
+
+enum ksched_policy {
+	KSCHED_BYTES, /* one byte per decision */
+	KSCHED_PCT,   /* priorities and change points from the bytes */
+	KSCHED_FREE,  /* no baton: real threads run freely (breadth; under TSan) */
+};
+
+/*
+ * ksched_run() - run @body(tid, @arg) on @n threads (tid 0..n-1) under
+ * @policy, decisions read from @bytes. Returns when every thread ended.
+ * @depth: PCT's bug depth d (1..4); ignored by the other policies.
+ */
+void ksched_run(int n, void (*body)(int tid, void *arg), void *arg, const uint8_t *bytes,
+		size_t nbytes, enum ksched_policy policy, int depth);
+
+/* ksched_point() - a preemption point (a no-op outside ksched_run()'s threads). */
+void ksched_point(void);
+
+/* ksched_decisions() - bytes read by decisions in the last ksched_run(). */
+size_t ksched_decisions(void);
+
+/* Print every hand-off to stderr (KSYNC_FUZZ_TRACE=1 sets it in the targets). */
+extern bool ksched_trace;
+
+#endif /* KSYNC_FUZZ_SCHED_H */
