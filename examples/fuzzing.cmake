@@ -1,0 +1,24 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# cache_fuzz - a user's libFuzzer target over code that uses ksync (a cache
+# under SRCU with a shrinker), in ksync's fuzzing mode (the macro
+# FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION). Built as a fuzzer when clang's
+# libFuzzer is there (KSYNC_BUILD_FUZZERS); in every build with tests its
+# seeds (examples/cache_fuzz_corpus/) are replayed through fuzz/replay_main.c.
+if(KSYNC_BUILD_FUZZERS AND KSYNC_HAVE_LIBFUZZER)
+  ksync_add_executable(cache_fuzz SOURCES ${CMAKE_CURRENT_LIST_DIR}/cache_fuzz.c
+    LIBS ksync::shrinker DEFINES FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION)
+  target_compile_options(cache_fuzz PRIVATE -fsanitize=fuzzer -g)
+  target_link_options(cache_fuzz PRIVATE -fsanitize=fuzzer)
+  if(KSYNC_BUILD_TESTS)
+    add_test(NAME example_cache_fuzz_smoke COMMAND cache_fuzz -seed=1 -runs=5000 -max_len=512
+             ${CMAKE_CURRENT_LIST_DIR}/cache_fuzz_corpus)
+    set_tests_properties(example_cache_fuzz_smoke PROPERTIES LABELS "quick;fuzz" TIMEOUT 300)
+  endif()
+endif()
+if(KSYNC_BUILD_TESTS)
+  ksync_add_executable(cache_fuzz_replay
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/cache_fuzz.c ${PROJECT_SOURCE_DIR}/fuzz/replay_main.c
+    LIBS ksync::shrinker DEFINES FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION)
+  add_test(NAME example_cache_fuzz_replay COMMAND cache_fuzz_replay ${CMAKE_CURRENT_LIST_DIR}/cache_fuzz_corpus)
+  set_tests_properties(example_cache_fuzz_replay PROPERTIES LABELS quick TIMEOUT 120)
+endif()
