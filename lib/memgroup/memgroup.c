@@ -11,8 +11,9 @@
  *
  *   create   under the mutex: online hooks in the clients' order (a failure
  *            runs the release hooks of the clients already called, in
- *            reverse, and frees the group); the group takes a reference on its parent and counts
- *            as one of its online children; state ONLINE (release, M1).
+ *            reverse, and frees the group after a grace period); the group
+ *            takes a reference on its parent and counts as one of its online
+ *            children; state ONLINE (release, M1).
  *   offline  under the mutex: ONLINE -> DYING, refused while online children
  *            remain; the clients to call are those whose online hook ran on
  *            this group (g->onlined: a client registered later never saw
@@ -321,7 +322,15 @@ struct ksync_memgroup *ksync__memgroup_create(KSYNC_SITE_ARGS, struct ksync_memg
 			if (b.client[i]->release)
 				b.client[i]->release(g, b.slot[i], b.priv[i]);
 		pthread_mutex_unlock(&set->mutex);
-		free(g);
+		/*
+		 * Not free(g): a release hook may have queued an SRCU callback
+		 * that still reads @g (the statistics' final move reads its
+		 * parent), as it does for a group that lived. Callbacks run in
+		 * the order they were queued, so the group's free runs after
+		 * them, as in group_release(). (Out of memory in a client
+		 * ordered after the statistics was a use after free.)
+		 */
+		ksync_call_srcu(&set->srcu, &g->rcu, free_rcu_group);
 		return NULL;
 	}
 	if (parent) {
