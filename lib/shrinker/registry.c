@@ -199,29 +199,36 @@ int ksync__shrinker_registry_destroy(KSYNC_SITE_ARGS, struct ksync_shrinker_regi
 	return 0;
 }
 
-static pthread_once_t default_once = PTHREAD_ONCE_INIT;
+/*
+ * The default registry is created on first use, under default_lock. Not a
+ * pthread_once(): a creation that runs out of memory must not stick, the
+ * next call that needs the registry tries again (docs/errors.md: out of
+ * memory returns NULL / -ENOMEM and leaves everything as it was).
+ */
+static pthread_mutex_t default_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ksync_shrinker_registry *default_reg;
 static int default_nr_nodes = 1;
 static int default_created;
 
-static void default_init(void)
-{
-	struct ksync_shrinker_registry *r = ksync_shrinker_registry_create(default_nr_nodes);
-
-	/* DR1: publishes the initialised registry; pairs with DR2 below. */
-	ksync_smp_store_release(&default_reg, r);
-	KSYNC_WRITE_ONCE(default_created, 1);
-}
-
 struct ksync_shrinker_registry *ksync_shrinker_registry_default(void)
 {
-	/* DR2: pairs with DR1 in default_init(): a non-NULL pointer is initialised. */
+	/* DR2: pairs with DR1 below: a non-NULL pointer is initialised. */
 	struct ksync_shrinker_registry *r = ksync_smp_load_acquire(&default_reg);
 
 	if (ksync_likely(r != NULL))
 		return r;
-	pthread_once(&default_once, default_init);
-	return ksync_smp_load_acquire(&default_reg); /* DR2 again, after the once */
+	ksync__mutex_lock(&default_lock);
+	r = default_reg;
+	if (!r) {
+		r = ksync_shrinker_registry_create(KSYNC_READ_ONCE(default_nr_nodes));
+		if (r) {
+			/* DR1: publishes the initialised registry; pairs with DR2 above. */
+			ksync_smp_store_release(&default_reg, r);
+			KSYNC_WRITE_ONCE(default_created, 1);
+		}
+	}
+	pthread_mutex_unlock(&default_lock);
+	return r; /* NULL: out of memory, and the next call tries again */
 }
 
 int ksync__shrinker_set_default_nr_nodes(KSYNC_SITE_ARGS, int nr_nodes)
