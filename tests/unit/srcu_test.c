@@ -803,6 +803,32 @@ KTEST(cancel_a_thread_waiting_in_barrier)
 	ksync_cleanup_srcu_struct(&ss);
 }
 
+/*
+ * A reader whose slot could not be allocated is counted in the domain's
+ * shared slot; it is still this thread's section: read_lock_held() says so,
+ * and synchronize_srcu() inside it is reported instead of waiting for
+ * itself forever (found by oom_test's review: both looked at the slot only).
+ */
+KTEST(a_section_counted_in_the_shared_slot_is_still_this_threads)
+{
+	KSYNC_DEFINE_STATIC_SRCU(ss);
+
+	ksync_fail_nth_alloc(1); /* the slot of this thread for @ss */
+	int idx = ksync_srcu_read_lock(&ss);
+	KCHECK(ksync_fail_nth_alloc_fired());
+	ksync_fail_nth_alloc(0);
+	KCHECK_EQ(ksync_srcu_read_lock_held(&ss), 1);
+	if (ksync_srcu_read_lock_held(&ss)) { /* else this would never return */
+		unsigned long c = ksync_get_state_synchronize_srcu(&ss);
+		ksync_synchronize_srcu(&ss); /* reported (once per site), returns at once */
+		KCHECK(!ksync_poll_state_synchronize_srcu(&ss, c)); /* it waited for nothing */
+	}
+	ksync_srcu_read_unlock(&ss, idx);
+	KCHECK_EQ(ksync_srcu_read_lock_held(&ss), 0);
+	ksync_synchronize_srcu(&ss); /* outside now: a real grace period */
+	ksync_cleanup_srcu_struct(&ss);
+}
+
 int main(int argc, char **argv)
 {
 	return ktest_run(argc, argv);

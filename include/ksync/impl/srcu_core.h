@@ -557,6 +557,40 @@ static KSYNC_NOINLINE KSYNC_UNUSED int ksync__srcu_slot_lock_alt(struct ksync_sr
 	return idx;
 }
 
+/*
+ * This thread's sections of domain @id counted in the shared slot: how many
+ * (those of domains past the per-thread table count for every domain, so
+ * that an unlock still finds them), and counting one more (@delta 1) or
+ * one less (-1).
+ */
+static KSYNC_UNUSED unsigned long ksync__srcu_shared_depth(unsigned long id)
+{
+	for (int i = 0; i < KSYNC_SRCU_TCACHE; i++)
+		if (ksync_srcu_self.shared[i].id == id && ksync_srcu_self.shared[i].depth)
+			return ksync_srcu_self.shared[i].depth;
+	return ksync_srcu_self.shared_other;
+}
+
+static KSYNC_UNUSED void ksync__srcu_shared_count(unsigned long id, int delta)
+{
+	int free_ent = -1;
+
+	for (int i = 0; i < KSYNC_SRCU_TCACHE; i++) {
+		if (ksync_srcu_self.shared[i].depth && ksync_srcu_self.shared[i].id == id) {
+			ksync_srcu_self.shared[i].depth += (unsigned long)(long)delta;
+			return;
+		}
+		if (!ksync_srcu_self.shared[i].depth && free_ent < 0)
+			free_ent = i;
+	}
+	if (delta > 0 && free_ent >= 0) {
+		ksync_srcu_self.shared[free_ent].id = id;
+		ksync_srcu_self.shared[free_ent].depth = 1;
+	} else {
+		ksync_srcu_self.shared_other += (unsigned long)(long)delta;
+	}
+}
+
 static KSYNC_NOINLINE KSYNC_UNUSED int ksync__srcu_read_lock_slow(struct ksync_srcu_struct *ssp)
 {
 	struct ksync_srcu_slot *s = ksync__srcu_get_slot(ssp, true);
@@ -566,7 +600,7 @@ static KSYNC_NOINLINE KSYNC_UNUSED int ksync__srcu_read_lock_slow(struct ksync_s
 	if (!s) {
 		/* B: fully ordered RMW, pairs with M0 */
 		(void)ksync_ulong_fetch_add(&ssp->shared.lock[idx], 1);
-		ksync_srcu_self.shared_depth++; /* lets this thread's unlocks reach the shared slot */
+		ksync__srcu_shared_count(id, 1); /* lets this thread's unlocks reach the shared slot */
 		return idx;
 	}
 	unsigned long w = s->ctr;
@@ -630,8 +664,8 @@ static KSYNC_NOINLINE KSYNC_UNUSED void ksync__srcu_read_unlock_slow(struct ksyn
 	 * shared counters: anything else would end another thread's section,
 	 * or a srcu_down_read() one, early.
 	 */
-	if (ksync_srcu_self.shared_depth && ksync__srcu_shared_unlock(ssp, idx)) {
-		ksync_srcu_self.shared_depth--;
+	if (ksync__srcu_shared_depth(id) && ksync__srcu_shared_unlock(ssp, idx)) {
+		ksync__srcu_shared_count(id, -1);
 		return;
 	}
 	KSYNC_WARN_ONCE(1, "ksync_srcu_read_unlock(): index not returned by a "
@@ -644,6 +678,9 @@ static KSYNC_UNUSED int ksync__srcu_self_inside(const struct ksync_srcu_struct *
 	unsigned long id = KSYNC_READ_ONCE(ssp->id);
 	if (!id)
 		return 0;
+	for (int i = 0; i < KSYNC_SRCU_TCACHE; i++) /* sections in the shared slot */
+		if (ksync_srcu_self.shared[i].id == id && ksync_srcu_self.shared[i].depth)
+			return 1;
 	const struct ksync_srcu_slot *s = ksync__srcu_cached_slot(id);
 	if (!s) {
 		for (s = ksync_srcu_self.slots; s; s = s->tnext)
@@ -1011,7 +1048,9 @@ static KSYNC_UNUSED unsigned long ksync__srcu_run_batch(struct ksync_srcu_struct
 	if (ssp->poll_req_valid && ksync__srcu_seq_ge(ssp->poll_req, cookie))
 		cookie = ssp->poll_req;
 	pthread_mutex_unlock(&ssp->cb_lock);
+#ifndef KSYNC_PLANT_SRCU_EARLY_CALLBACK /* a planted bug for the fuzzers (docs/fuzzing.md) */
 	ksync__srcu_gp_until(ssp, cookie);
+#endif
 	ksync__mutex_lock(&ssp->cb_lock);
 	if (ssp->poll_req_valid &&
 	    ksync__srcu_seq_ge(ksync_ulong_load(&ssp->gp_seq), ssp->poll_req))
@@ -1183,7 +1222,9 @@ static KSYNC_UNUSED void *ksync__srcu_helper_main(void *arg)
 		unsigned long cookie = ksync_get_state_synchronize_srcu(ssp);
 		if (req_valid && ksync__srcu_seq_ge(req, cookie))
 			cookie = req;
+#ifndef KSYNC_PLANT_SRCU_EARLY_CALLBACK /* a planted bug for the fuzzers (docs/fuzzing.md) */
 		ksync__srcu_gp_until(ssp, cookie);
+#endif
 		ksync__srcu_invoke(ssp, list);
 		/*
 		 * A callback forked and this is the child: the domain has no

@@ -76,7 +76,16 @@ struct ksync_srcu_tcache_ent {
 struct ksync_srcu_thread {
 	struct ksync_srcu_tcache_ent ent[KSYNC_SRCU_TCACHE];
 	struct ksync_srcu_slot *slots;
-	unsigned long shared_depth; /* sections of this thread counted in a domain's shared slot */
+	/*
+	 * Sections of this thread counted in a domain's shared slot (its slot
+	 * could not be allocated): per domain id, so that the thread knows it
+	 * is inside (ksync_srcu_read_lock_held(), the self-deadlock checks);
+	 * @shared_other counts those of domains past the table.
+	 */
+	struct {
+		unsigned long id, depth;
+	} shared[KSYNC_SRCU_TCACHE];
+	unsigned long shared_other;
 	int state; /* 0 fresh, 1 exit hook armed, 2 exited */
 	int in_helper; /* this thread is a domain's helper: ksync_call_srcu() never blocks it */
 	const void *running; /* the domain whose callbacks this thread runs in place of its helper */
