@@ -35,6 +35,7 @@
  * covers it too.
  */
 #include <ksync/fuzzing.h>
+#include <ksync/memgroup.h>
 #include <ksync/shrinker.h>
 #include <ksync/shrinker_testing.h>
 
@@ -85,11 +86,21 @@ static struct {
 	struct ksync_shrinker victim[NVICTIMS];
 	struct info vinfo[NVICTIMS];
 	int victim_unregs[NVICTIMS]; /* unregisters of the victim that returned 0 */
+	int announced[NT];	      /* foreign walks of group t not yet inside (op 4) */
 	int oom;		      /* documented out-of-memory results seen */
+	enum ksched_policy policy;
 	int final;		      /* the final walks: callbacks only count */
 } M;
 
 static bool trace;
+static __thread int announced = -1; /* the group whose walk this thread announced */
+
+static void withdraw(void)
+{
+	if (announced >= 0)
+		__atomic_sub_fetch(&M.announced[announced], 1, __ATOMIC_ACQ_REL);
+	announced = -1;
+}
 
 static int ld(const int *p)
 {
@@ -236,9 +247,31 @@ static void op(int tid, unsigned int o, unsigned int a)
 	case 3: /* global walk */
 		(void)ksync_shrink_slab(M.reg, (int)(a % 2), NULL, (int)(a >> 1) % 13);
 		break;
-	case 4: /* walk this thread's group */
-		if (T->group)
-			(void)ksync_shrink_slab(M.reg, 0, T->group, (int)(a >> 1) % 13);
+	case 4: /* walk this thread's group, or (arg >= 128) another thread's */
+		if (a < 128) {
+			if (T->group)
+				(void)ksync_shrink_slab(M.reg, 0, T->group, (int)(a >> 1) % 13);
+		} else if (M.policy != KSCHED_FREE) {
+			/*
+			 * Group walks take no reference: the contract is that
+			 * the group is there when the walk begins, and destroy
+			 * waits for the walks running in it. So the owner
+			 * (op 6) destroys only once no foreign walk is
+			 * announced but not yet inside its read section (the
+			 * first yield seam of the walk withdraws the
+			 * announcement; so does its return). The owner stores
+			 * NULL before it destroys, and the load and the
+			 * announcement have no preemption point between them.
+			 */
+			int o = (tid + 1 + (int)(a >> 1) % (M.n - 1)) % M.n;
+			struct ksync_memgroup *g = __atomic_load_n(&M.t[o].group, __ATOMIC_ACQUIRE);
+			if (g) {
+				__atomic_add_fetch(&M.announced[o], 1, __ATOMIC_ACQ_REL);
+				announced = o;
+				(void)ksync_shrink_slab(M.reg, 0, g, (int)(a >> 1) % 13);
+				withdraw();
+			}
+		}
 		break;
 	case 5: { /* objects of a memcg-aware shrinker in this thread's group, then its bit */
 		struct ksync_shrinker *s = k == 0 && T->dyn ? T->dyn : T->cst[k] ? &T->classic[k] : NULL;
@@ -255,10 +288,14 @@ static void op(int tid, unsigned int o, unsigned int a)
 		if (T->group) {
 			struct ksync_memgroup *g = T->group;
 			__atomic_store_n(&T->group, NULL, __ATOMIC_RELEASE);
+			while (ld(&M.announced[tid])) /* foreign walks not inside yet (op 4) */
+				ksync_sched_hook(KSYNC_SCHED_BLOCKED, &M.announced[tid]);
 			CHECK(ksync_shrinker_group_destroy(g) == 0);
 			for (int j = 0; j < NCLASSIC; j++)
 				st(&T->cinfo[j].bit[tid], 0);
 			st(&T->dinfo.bit[tid], 0);
+			if (a & 1) /* and the frees it queued, at once */
+				(void)ksync_srcu_run_all_callbacks();
 			break;
 		}
 		{
@@ -302,7 +339,10 @@ static void body(int tid, void *arg)
 
 static void yield_seam(int point, void *arg)
 {
-	(void)point, (void)arg;
+	(void)arg;
+	if (trace)
+		fprintf(stderr, "  seam %d\n", point);
+	withdraw(); /* a walk at its first seam is inside its read section */
 	ksched_point();
 }
 
@@ -393,6 +433,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ksync_warn_hook = quiet;    /* misuse is on purpose: results are checked instead */
 	trace = ksched_trace = getenv("KSYNC_FUZZ_TRACE") != NULL;
 	memset(&M, 0, sizeof(M));
+	M.policy = policy;
 	M.n = 2 + (int)(mode % 3);
 	M.reg = ksync_shrinker_registry_create(2);
 	CHECK(M.reg);

@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 enum { LIVE, BLOCKED, DONE };
 
@@ -30,12 +31,21 @@ static struct {
 	unsigned long change_at[4]; /* PCT: the step at which change point i falls */
 	int nchange;
 	unsigned long steps, blocked_run;
+	double blocked_since;
 	void (*body)(int, void *);
 	void *arg;
 } S = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
 
 static __thread int me = -1; /* this thread's tid; -1: not managed */
 bool ksched_trace;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 static int next_byte(void)
 {
@@ -99,9 +109,23 @@ static void yield(int why)
 				S.prio[me] = i - S.nchange; /* below every initial priority */
 	if (why == KSYNC_SCHED_BLOCKED) {
 		S.state[me] = BLOCKED;
-		if (++S.blocked_run > KSCHED_DEADLOCK_ROUNDS) {
-			fprintf(stderr, "ksched: deadlock: every thread blocked for %d hand-offs\n",
-				KSCHED_DEADLOCK_ROUNDS);
+		if (++S.blocked_run == 1)
+			S.blocked_since = now();
+		if (S.blocked_run > 64) {
+			/*
+			 * A thread that ended may still run ksync code outside
+			 * the baton (its SRCU slots are folded by a TLS
+			 * destructor after its body returned) and hold a lock
+			 * the blocked threads want: give it the CPU.
+			 */
+			pthread_mutex_unlock(&S.mu);
+			struct timespec ts = { 0, 20 * 1000 };
+			nanosleep(&ts, NULL);
+			pthread_mutex_lock(&S.mu);
+		}
+		if (S.blocked_run > KSCHED_DEADLOCK_ROUNDS && now() - S.blocked_since > 2.0) {
+			fprintf(stderr, "ksched: deadlock: every thread blocked for %lu hand-offs\n",
+				S.blocked_run);
 			abort();
 		}
 	} else {

@@ -29,7 +29,10 @@
  * n threads and k steps is found with probability at least 1/(n k^(d-1)).
  *
  * Every thread blocked at once, for KSCHED_DEADLOCK_ROUNDS hand-offs in a
- * row with no preemption point reached, is reported as a deadlock (abort).
+ * row with no preemption point reached and for 2 seconds, is reported as a
+ * deadlock (abort). (Not sooner: a thread whose script ended still folds
+ * its SRCU slots in a TLS destructor, outside the baton, and may hold a
+ * lock the others wait for; the blocked threads sleep briefly to let it.)
  */
 #ifndef KSYNC_FUZZ_SCHED_H
 #define KSYNC_FUZZ_SCHED_H

@@ -73,6 +73,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 KSYNC_EXTERN_C_BEGIN
 
@@ -201,6 +202,16 @@ static inline void ksync__sized_map_free_hdr_cb(struct ksync_rcu_head *head)
 {
 	free(ksync_container_of(head, struct ksync_sized_map, rcu));
 }
+
+#ifdef KSYNC_PLANT_SIZED_MAP_GROW_BY_COPY
+/* The planted bug's superseded map owns its (copied) units: free them with it. */
+static inline void ksync__sized_map_plant_free_cb(struct ksync_rcu_head *head)
+{
+	struct ksync_sized_map *map = ksync_container_of(head, struct ksync_sized_map, rcu);
+	ksync__sized_map_free_units(map, 0);
+	free(map);
+}
+#endif
 
 static inline void ksync__sized_map_free_all_cb(struct ksync_rcu_head *head)
 {
@@ -514,10 +525,18 @@ static inline int ksync_sized_map_grow(struct ksync_sized_map *KSYNC_RCU *slot,
 	if (!map)
 		return -ENOMEM;
 	for (unsigned int i = 0; i < map->nr_units; i++) {
+#ifdef KSYNC_PLANT_SIZED_MAP_GROW_BY_COPY /* a planted bug for the fuzzers (docs/fuzzing.md) */
+		if (i < old->nr_units && (map->unit[i] = ksync__sized_map_unit_alloc(old->data_size))) {
+			memcpy((void *)map->unit[i], (void *)old->unit[i],
+			       KSYNC__SMAP_DATA_OFF + old->data_size * KSYNC__BPL);
+			continue;
+		}
+#else
 		if (i < old->nr_units) {
 			map->unit[i] = old->unit[i];
 			continue;
 		}
+#endif
 		map->unit[i] = ksync__sized_map_unit_alloc(old->data_size);
 		if (!map->unit[i]) {
 			map->nr_units = i;
@@ -539,6 +558,10 @@ static inline int ksync_sized_map_grow(struct ksync_sized_map *KSYNC_RCU *slot,
 	 * The old header may still be in use by readers that fetched it before
 	 * P; its units are now the new map's and are not freed here.
 	 */
+#ifdef KSYNC_PLANT_SIZED_MAP_GROW_BY_COPY
+	ksync_call_srcu(ssp, &old->rcu, ksync__sized_map_plant_free_cb);
+	return 0;
+#endif
 	ksync_call_srcu(ssp, &old->rcu, ksync__sized_map_free_hdr_cb);
 	return 0;
 }

@@ -238,6 +238,12 @@ bool group_resume_after_gap(struct shrinker_group_info *info, int *idx)
 	struct ksync_shrinker_registry *reg = info->reg;
 	bool alive;
 
+#ifdef KSYNC_PLANT_GROUP_WALK_KEEPS_GROUP /* a planted bug for the fuzzers (docs/fuzzing.md) */
+	ksync_srcu_read_unlock(&reg->srcu, *idx);
+	yield_point(KSYNC_SHRINKER_YP_SECTION_DROPPED);
+	*idx = ksync_srcu_read_lock(&reg->srcu);
+	return group_alive(info);
+#endif
 	ksync_atomic_inc(&info->parked); /* P1 */
 	ksync_srcu_read_unlock(&reg->srcu, *idx);
 	yield_point(KSYNC_SHRINKER_YP_SECTION_DROPPED);

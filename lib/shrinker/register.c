@@ -336,7 +336,9 @@ static int unregister_finish(struct ksync_site at, struct ksync_shrinker_record 
 		ksync_completion_wait(&rec->done);
 		unreg_wait_done(&me);
 	} else {
+#ifndef KSYNC_PLANT_UNREG_NO_WAIT /* a planted bug for the fuzzers (docs/fuzzing.md) */
 		ksync_completion_wait(&rec->done);
+#endif
 	}
 	yield_point(KSYNC_SHRINKER_YP_UNREG_AFTER_WAIT);
 	ksync__mutex_lock(&reg->mutex);
