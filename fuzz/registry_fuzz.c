@@ -23,6 +23,7 @@
  * The concurrent registry (several threads under a deterministic schedule)
  * is not fuzzed here; see issue 12.
  */
+#include <ksync/fuzzing.h>
 #include <ksync/shrinker.h>
 
 #include <errno.h>
@@ -140,6 +141,23 @@ static void forget_objects(struct slot *sl)
 	memset(sl->bit, 0, sizeof(sl->bit));
 }
 
+/*
+ * Allocation failure: the input's last byte picks one allocation to fail
+ * (ksync_fail_nth_alloc(); the byte also counts as an operation's byte, so
+ * the layout of the rest is unchanged). A call that failed must be the one
+ * the injection hit, return the documented NULL/-ENOMEM, and leave the
+ * model's state as it was: every later result is still predicted.
+ */
+static int failures_seen;
+
+static void injected_failure(void)
+{
+	CHECK(ksync_fail_nth_alloc_fired());
+	CHECK(++failures_seen == 1);
+	if (getenv("KSYNC_FUZZ_TRACE"))
+		fprintf(stderr, "  the injected allocation failure, as documented\n");
+}
+
 static void do_alloc(int k, unsigned int flags_byte)
 {
 	struct slot *sl = &M.slot[k];
@@ -153,12 +171,22 @@ static void do_alloc(int k, unsigned int flags_byte)
 	forget_objects(sl);
 	if (owned(k)) {
 		sl->s = ksync_shrinker_alloc(M.reg, flags, "fuzz-%d", k);
-		CHECK(sl->s);
+		if (!sl->s) { /* the injected failure: nothing changed */
+			injected_failure();
+			sl->id = -1;
+			return;
+		}
 		sl->st = ALLOCATED;
 	} else {
 		memset(&sl->classic, 0, sizeof(sl->classic));
 		sl->classic.flags = flags;
-		CHECK(ksync_prealloc_shrinker(M.reg, &sl->classic, "classic-%d", k) == 0);
+		int r = ksync_prealloc_shrinker(M.reg, &sl->classic, "classic-%d", k);
+		if (r == -ENOMEM) {
+			injected_failure();
+			sl->id = -1;
+			return;
+		}
+		CHECK(r == 0);
 		sl->st = PREPARED;
 	}
 	shr(k)->count_objects = count_cb;
@@ -276,7 +304,10 @@ static void run(struct input *in)
 				if (p >= 0 && !M.group[p])
 					p = -1;
 				M.group[g] = ksync_shrinker_group_create(M.reg, p < 0 ? NULL : M.group[p]);
-				CHECK(M.group[g]);
+				if (!M.group[g]) {
+					injected_failure();
+					break;
+				}
 				M.parent[g] = p;
 				for (int j = 0; j < NSLOTS; j++) {
 					memset(M.slot[j].group_objs[g], 0, sizeof(M.slot[j].group_objs[g]));
@@ -372,7 +403,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	M.nr_nodes = 1 + (int)(take(&in) % NNODES);
 	M.reg = ksync_shrinker_registry_create(M.nr_nodes);
 	CHECK(M.reg);
+	failures_seen = 0;
+	ksync_fail_nth_alloc(size >= 2 && data[size - 1] < 64 ? data[size - 1] % 32 : 0);
 	run(&in);
+	ksync_fail_nth_alloc(0);
 	teardown();
 	return 0;
 }
