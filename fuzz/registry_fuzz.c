@@ -25,6 +25,7 @@
  */
 #include <ksync/fuzzing.h>
 #include <ksync/shrinker.h>
+#include <ksync/shrinker_debug.h>
 
 #include <errno.h>
 #include <stdbool.h>
@@ -197,9 +198,23 @@ static void do_alloc(int k, unsigned int flags_byte)
 	CHECK(shr(k)->id == sl->id);
 }
 
+/*
+ * The nr_deferred ledger's total: work only moves between its columns when a
+ * group goes away (to the parent or the orphans) or a shrinker is
+ * unregistered (to the retired column); nothing else runs meanwhile here.
+ */
+static long deferred_total(void)
+{
+	struct ksync_shrinker_deferred_total t;
+
+	ksync_shrinker_deferred_total(M.reg, &t);
+	return t.in_groups + t.in_shrinkers + t.orphaned + t.retired;
+}
+
 static void do_free(int k)
 {
 	struct slot *sl = &M.slot[k];
+	long before = deferred_total();
 
 	if (owned(k)) {
 		CHECK(ksync_shrinker_free(sl->s) == 0);
@@ -211,6 +226,7 @@ static void do_free(int k)
 	sl->st = NONE;
 	sl->id = -1;
 	sl->s = NULL;
+	CHECK(deferred_total() == before); /* retired, not lost */
 }
 
 static int group_children(int g)
@@ -320,7 +336,9 @@ static void run(struct input *in)
 				if (group_children(g)) {
 					CHECK(ksync_shrinker_group_destroy(M.group[g]) == -EBUSY);
 				} else {
+					long before = deferred_total();
 					CHECK(ksync_shrinker_group_destroy(M.group[g]) == 0);
+					CHECK(deferred_total() == before); /* conserved across destruction */
 					M.group[g] = NULL;
 				}
 			}
@@ -330,6 +348,8 @@ static void run(struct input *in)
 				int rnid = sl->numa ? nid : 0;
 
 				sl->group_objs[g][rnid] += 1 + a % 200;
+				if (a & 1) /* and deferred work there, for the ledger checks */
+					CHECK(ksync_shrinker_add_deferred(shr(k), M.group[g], rnid, 1 + a % 7) == 0);
 				CHECK(ksync_set_shrinker_bit(M.group[g], rnid, sl->id) == 0);
 				sl->bit[g][rnid] = true;
 			}
