@@ -18,7 +18,9 @@
 # 3. From those JSON files alone (--render-only re-renders from them), writes
 #    <out>/benchmarks.md (default docs/): the machine, the commands, the
 #    headline ratios of the performance issue, a table of every ksync/peer
-#    time ratio, and gnuplot PNG charts in <out>/benchmarks/.
+#    time ratio, and gnuplot PNG charts in <out>/benchmarks/. When <out> is
+#    this tree's docs/, the headline table in README.md (between the
+#    bench-report:begin/end markers) is refreshed too.
 # Needs cmake, ninja, a C/C++ compiler, Google Benchmark, liburcu, jq, gnuplot.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -306,6 +308,12 @@ bare_params=$(awk -F'\t' '$1 == "ksync_srcu" && $2 == "bare_read" { print $3 }' 
 		"idle, 64 mounts" "idle, 1000 mounts" "while a thread walks"
 }
 
+# A busy machine moves wall-clock figures more than CPU times: say so.
+busy=$(awk -v l="$(env_get load_before | cut -d' ' -f1)" -v n="$(env_get nproc)" \
+	'BEGIN { if (l != "" && n > 0 && l > n / 2) printf "yes" }')
+busy_note=""
+[ -z "$busy" ] || busy_note="Other jobs shared the machine during this run (load average $(env_get load_before | cut -d' ' -f1) on $(env_get nproc) CPUs): wall-clock ratios of one run move from run to run, the CPU-time column much less."
+
 # ---- the page ---------------------------------------------------------------
 peak_k=$(get $k call threads:1 7) peak_u=$(get $u call threads:1 7)
 lat_k=$(get $k call_latency - 8) lat_u=$(get $u call_latency - 8) lat_e=$(get ck_epoch call_latency - 8)
@@ -345,6 +353,7 @@ page="$out/benchmarks.md"
 	|---|---|---|---|---|---|
 	EOF
 	printf '%s' "$head_rows"
+	[ -z "$busy_note" ] || printf '\n%s\n' "$busy_note"
 	cat <<-EOF
 
 	The peer is liburcu's urcu-memb flavour unless the row says otherwise; "the cost" rows compare
@@ -420,3 +429,25 @@ page="$out/benchmarks.md"
 	EOF
 } >"$page"
 echo "== wrote $page and the charts in $charts/"
+
+# The README's Benchmarks section carries the headline table between two
+# markers; refresh it when the page went to this tree's docs/.
+readme="$root/README.md"
+if [ "$out" = "$root/docs" ] && grep -q '^<!-- bench-report:begin -->$' "$readme" 2>/dev/null; then
+	{
+		echo "Measured by \`scripts/bench-report.sh --$(env_get mode)\` on $(env_get nproc) CPUs ($(env_get cpu)),"
+		echo "$(env_get kernel), $(env_get date), load average $(env_get load_before); ksync / liburcu urcu-memb"
+		echo "unless the row says otherwise:"
+		echo
+		echo "| figure | ksync | peer | ksync / peer | CPU time per item, ksync / peer | goal |"
+		echo "|---|---|---|---|---|---|"
+		printf '%s' "$head_rows"
+		[ -z "$busy_note" ] || printf '\n%s\n' "$busy_note"
+	} >"$tmp/readme_part.md"
+	awk -v part="$tmp/readme_part.md" '
+		/^<!-- bench-report:begin -->$/ { print; while ((getline l < part) > 0) print l; skip = 1; next }
+		/^<!-- bench-report:end -->$/ { skip = 0 }
+		!skip' "$readme" >"$tmp/README.md"
+	cat "$tmp/README.md" >"$readme"
+	echo "== refreshed the headline table in README.md"
+fi
