@@ -5,6 +5,7 @@
 # fuzz/kernel_seeds.py fuzz/corpus) when a target's input layout changes.
 # Byte layouts:
 # fuzz_registry: byte 0 picks 1 + b % 4 nodes, then (op % 14, a, b) triples;
+#   the last byte, when below 64, also fails the (b % 32)th allocation;
 #   slot k = a % 12 (0-7 owned via ksync_shrinker_alloc, 8-11 classic prealloc/register),
 #   group g = b % 6, nid = (b >> 4) % (nodes + 1); for op 0 b is the flags byte (bit0 memcg, bit1 numa).
 # fuzz_memgroup: (op % 9, a, b) triples; group = a % (groups created so far),
@@ -15,8 +16,14 @@ out = sys.argv[1]
 ALLOC, REG, FREE, MISUSE, GCREATE, GDESTROY, GOBJS, OBJS, BADBIT, GWALK0, GWALK, WALK0, WALKP, SYNC = range(14)
 MEMCG, NUMA = 1, 2
 
-def reg(name, nodes, ops):
+def reg(name, nodes, ops, fail_nth=None):
+    # fail_nth: end with (synchronize_shrinkers, 0, N): the last byte, below
+    # 64, fails the (N % 32)th allocation of the input (registry_fuzz.c).
+    # Without it the last byte must be 0 or at least 64 (no failure).
+    if fail_nth is not None:
+        ops = ops + [(SYNC, 0, fail_nth)]
     b = bytes([nodes - 1]) + bytes(x for op in ops for x in op)
+    assert fail_nth is not None or b[-1] == 0 or b[-1] >= 64, name
     assert len(b) < 1024
     open(os.path.join(out, 'registry', name), 'wb').write(b)
 
@@ -68,7 +75,8 @@ reg('kernel-alloc-then-free-unregistered', 1, [
     (GCREATE, 0, gb(0)), (GCREATE, 1, gb(1)),
     (ALLOC, 0, MEMCG), (GOBJS, 0, gb(0)), (GOBJS, 0, gb(1)), (FREE, 0, 0),
     (ALLOC, 1, MEMCG), (WALK0, 0, gb(0)), (WALK0, 0, gb(1)), (REG, 1, 0),
-    (GOBJS, 1, gb(1)), (WALK0, 0, gb(1)), (FREE, 1, 0), (GDESTROY, 0, gb(0)), (GDESTROY, 0, gb(1))])
+    (GOBJS, 1, gb(1)), (WALK0, 0, gb(1)), (FREE, 1, 0), (GDESTROY, 0, gb(0)),
+    (GDESTROY, 0, gb(1) + 66)])  # 67: group 1, and no allocation failure
 
 # Group destroy with children (-EBUSY), misuse bits, walks on a bad node.
 reg('kernel-group-destroy-busy-bad-bits', 2, [
@@ -77,6 +85,23 @@ reg('kernel-group-destroy-busy-bad-bits', 2, [
     (ALLOC, 0, MEMCG | NUMA), (REG, 0, 0), (GOBJS, 0, gb(1, 1)), (GOBJS, 0, gb(2, 0)),
     (GWALK0, 0, gb(0, 2)), (WALK0, 0, gb(1, 1)), (WALKP, 5, gb(2, 0)),
     (GDESTROY, 0, gb(1)), (GDESTROY, 0, gb(0)), (GDESTROY, 0, gb(2)), (GDESTROY, 0, gb(0))])
+
+# register_shrinker's failure paths with an allocation that really fails
+# (the last byte): on four nodes, the prealloc of a memcg and NUMA aware
+# classic shrinker (allocation 1: no id may stay taken, the prealloc is
+# tried again), shrinker_alloc (allocation 2), and a group created while two
+# such shrinkers are registered, its per-node shrinker maps failing part way
+# (allocations 3-23: the first, one in the middle, the last; the kernel's
+# alloc_shrinker_info error path), then objects, walks and frees as usual.
+oom = [(ALLOC, 8, MEMCG | NUMA), (ALLOC, 8, MEMCG | NUMA), (REG, 8, 0),
+       (ALLOC, 0, MEMCG | NUMA), (REG, 0, 0), (GCREATE, 0, gb(0)),
+       (GOBJS, 8, gb(0, 1)), (GOBJS, 0, gb(0, 3)), (WALK0, 0, gb(0, 1)), (GWALK0, 0, gb(0, 3)),
+       (FREE, 8, 0), (FREE, 0, 0)]
+reg('kernel-prealloc-fails', 4, oom, fail_nth=1)
+reg('kernel-shrinker-alloc-fails', 4, oom, fail_nth=2)
+reg('kernel-group-maps-fail-first', 4, oom, fail_nth=3)
+reg('kernel-group-maps-fail-part-way', 4, oom, fail_nth=13)
+reg('kernel-group-maps-fail-last', 4, oom, fail_nth=23)
 
 # ---------------------------------------------------------------- memgroup
 CREATE, OFFLINE, ADD, DEL, WALK1, WALK2, CHARGE, CHARGE2, STAT = range(9)
