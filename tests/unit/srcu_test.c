@@ -829,6 +829,72 @@ KTEST(a_section_counted_in_the_shared_slot_is_still_this_threads)
 	ksync_cleanup_srcu_struct(&ss);
 }
 
+/*
+ * The idle fast path of a grace period (no slot, shared counters balanced:
+ * no membarrier, no scan) against readers that appear and vanish: each
+ * reader is a fresh thread (its first section adds its slot; its exit takes
+ * it away), so the domain keeps going from "no reader" to "a reader" while
+ * an updater retires objects. A reader must never see an object retired by
+ * a grace period that ended while it was inside.
+ */
+static struct ksync_srcu_struct fast_ss;
+struct fast_obj {
+	int alive;
+};
+static struct fast_obj *fast_ptr;
+static int fast_stop, fast_bad, fast_done;
+
+static void *fast_reader(void *arg)
+{
+	(void)arg;
+	int idx = ksync_srcu_read_lock(&fast_ss);
+	struct fast_obj *o = __atomic_load_n(&fast_ptr, __ATOMIC_ACQUIRE);
+	for (int i = 0; i < 50; i++) {
+		if (!__atomic_load_n(&o->alive, __ATOMIC_RELAXED))
+			__atomic_store_n(&fast_bad, 1, __ATOMIC_RELAXED);
+		sched_yield();
+	}
+	ksync_srcu_read_unlock(&fast_ss, idx);
+	__atomic_add_fetch(&fast_done, 1, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+static void *fast_readers(void *arg)
+{
+	(void)arg;
+	while (!__atomic_load_n(&fast_stop, __ATOMIC_RELAXED)) {
+		pthread_t t;
+		if (pthread_create(&t, NULL, fast_reader, NULL) == 0)
+			pthread_join(t, NULL);
+	}
+	return NULL;
+}
+
+KTEST(idle_fast_path_never_misses_a_new_reader)
+{
+	pthread_t r[2];
+	/* A ring: an object is published again only a grace period after it was retired. */
+	struct fast_obj *pool = calloc(64, sizeof(*pool));
+
+	KCHECK_EQ(ksync_init_srcu_struct(&fast_ss), 0);
+	pool[0].alive = 1;
+	fast_ptr = &pool[0];
+	for (int i = 0; i < 2; i++)
+		KCHECK_EQ(pthread_create(&r[i], NULL, fast_readers, NULL), 0);
+	for (unsigned long i = 1; __atomic_load_n(&fast_done, __ATOMIC_RELAXED) < 600; i++) {
+		__atomic_store_n(&pool[i % 64].alive, 1, __ATOMIC_RELAXED);
+		struct fast_obj *old = __atomic_exchange_n(&fast_ptr, &pool[i % 64], __ATOMIC_ACQ_REL);
+		ksync_synchronize_srcu(&fast_ss);
+		__atomic_store_n(&old->alive, 0, __ATOMIC_RELAXED); /* retired: no reader may see it */
+	}
+	__atomic_store_n(&fast_stop, 1, __ATOMIC_RELAXED);
+	for (int i = 0; i < 2; i++)
+		pthread_join(r[i], NULL);
+	KCHECK_EQ(fast_bad, 0);
+	ksync_cleanup_srcu_struct(&fast_ss);
+	free(pool);
+}
+
 int main(int argc, char **argv)
 {
 	return ktest_run(argc, argv);

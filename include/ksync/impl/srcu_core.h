@@ -754,12 +754,51 @@ static KSYNC_UNUSED void ksync__srcu_wait_idx(struct ksync_srcu_struct *ssp, uns
 #define KSYNC_SRCU_MUTATE_SKIP_WAIT 0 /* test hook: 1 skips the first wait, 2 the second */
 #endif
 
+/*
+ * Does @ssp have no reader at all, now: no thread has a slot for it and the
+ * shared counters are balanced? Then the grace period has nothing to wait
+ * for, and no membarrier, flip or scan is needed (an idle domain's
+ * synchronize costs two fully ordered increments and this check).
+ *
+ * Why no reader can be missed: a thread's first section of @ssp adds its
+ * slot to ssp->slots under ssp->lock before it stores its lock word; if
+ * this check took the lock first, the reader's section begins after our
+ * unlock and sees everything before the grace period (the lock hand-off
+ * orders it, as M0 would); if the reader took it first, the slot is on the
+ * list and the full grace period runs. A slot leaves the list only under
+ * the lock too (thread exit, cleanup), after its owner's last unlock. The
+ * shared counters: the caller's fully ordered gp_seq increment (before this
+ * check) and each shared reader's fully ordered increment of lock[] (B)
+ * pair: either the check sees the increment, or the reader sees the
+ * caller's prior stores. Under gp_mutex.
+ */
+static KSYNC_UNUSED bool ksync__srcu_no_readers(struct ksync_srcu_struct *ssp)
+{
+	bool none;
+
+	ksync__mutex_lock(&ssp->lock);
+	none = ksync_list_empty(&ssp->slots);
+	for (int i = 0; none && i < 2; i++) {
+		/* Acquire: pairs with C of the shared unlocks, as in ksync__srcu_drained(). */
+		unsigned long u = ksync_smp_load_acquire(&ssp->shared.unlock[i]);
+		ksync_smp_rmb(); /* A, as in ksync__srcu_drained() */
+		none = ksync_ulong_load(&ssp->shared.lock[i]) == u;
+	}
+	pthread_mutex_unlock(&ssp->lock);
+	return none;
+}
+
 /* One full grace period. Under gp_mutex. */
 static KSYNC_UNUSED void ksync__srcu_gp_one(struct ksync_srcu_struct *ssp)
 {
 	unsigned long id = ssp->id;
 
 	(void)ksync_ulong_fetch_add(&ssp->gp_seq, 1); /* odd: running; fully ordered */
+	if (ksync__srcu_no_readers(ssp)) {
+		/* Even: done. Fully ordered, as below. */
+		(void)ksync_ulong_fetch_add(&ssp->gp_seq, 1);
+		return;
+	}
 	ksync__srcu_heavy_mb(id); /* M0: pairs with every reader's B */
 	int cur = (int)(KSYNC_READ_ONCE(ssp->idx) & 1);
 	if (KSYNC_SRCU_MUTATE_SKIP_WAIT != 1)
@@ -836,8 +875,9 @@ static KSYNC_UNUSED void ksync__srcu_gp_until(struct ksync_srcu_struct *ssp, uns
  * before this call has ended.
  * @ssp: the domain
  *
- * Sleeps (never in scheduler-tick steps while no reader is in the way: an
- * idle domain costs one membarrier and two scans). Concurrent callers share
+ * Sleeps (never in scheduler-tick steps while no reader is in the way: a
+ * domain no thread reads costs one lock and a check, one whose readers are
+ * all outside their sections one membarrier and two scans). Concurrent callers share
  * grace periods. Calling it inside a ksync_srcu_read_lock() section of @ssp on
  * this thread would never return: it is reported (file and line) and returns
  * at once instead, waiting for nothing.
