@@ -183,7 +183,8 @@ static void misuse_cb(struct ksync_rcu_head *h)
 
 KTEST(driving_a_domain_from_inside_it_is_reported)
 {
-	struct ksync_rcu_head h1, h2;
+	struct ksync_rcu_head h1;
+	struct node n2 = { .id = 2 };
 
 	ksync_warn_hook = kt_record_report;
 	KCHECK_EQ(ksync_init_srcu_struct(&misuse_ss), 0);
@@ -198,7 +199,7 @@ KTEST(driving_a_domain_from_inside_it_is_reported)
 	KCHECK_EQ(ksync_srcu_run_callbacks(&misuse_ss), 1);
 	KCHECK_EQ(from_cb_run, 0);     /* from the callback: refused */
 	KCHECK_EQ(from_cb_reports, 2); /* both calls reported */
-	ksync_call_srcu(&misuse_ss, &h2, record_cb);
+	ksync_call_srcu(&misuse_ss, &n2.rcu, record_cb);
 	ksync_srcu_barrier(&misuse_ss);
 	ksync_cleanup_srcu_struct(&misuse_ss);
 	ksync_warn_hook = NULL;
