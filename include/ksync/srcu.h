@@ -163,6 +163,7 @@ static KSYNC_ALWAYS_INLINE void ksync_srcu_read_unlock(struct ksync_srcu_struct 
 			KSYNC_WRITE_ONCE(s->ctr, w - 2);
 		}
 	}
+	ksync__srcu_unlock_wake(ssp); /* W2: a sleeping grace period (impl/srcu_core.h) */
 	return;
 slow:
 	ksync__srcu_read_unlock_slow(ssp, idx);
@@ -202,6 +203,8 @@ static inline void ksync_srcu_up_read(struct ksync_srcu_struct *ssp, int idx)
 	/* C: fully ordered cmpxchg, pairs with the acquire sums of ksync__srcu_drained() */
 	if (!ksync__srcu_shared_unlock(ssp, idx))
 		KSYNC_WARN_ONCE(1, "ksync_srcu_up_read(): no srcu_down_read() section holds this index");
+	else
+		ksync__srcu_unlock_wake(ssp); /* W2 */
 }
 
 /**

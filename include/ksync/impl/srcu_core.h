@@ -98,6 +98,7 @@
 #include <ksync/rcupdate.h>
 
 #include <errno.h>
+#include <linux/futex.h>
 #include <linux/membarrier.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -558,6 +559,39 @@ static KSYNC_NOINLINE KSYNC_UNUSED int ksync__srcu_slot_lock_alt(struct ksync_sr
 }
 
 /*
+ * Waiting for readers (gp_waiting: 0 none, 1 a grace period waits, 2 it
+ * sleeps on the futex word gp_waiting). The waiter spins, yields, then
+ * sleeps; a sleeper is woken by the reader unlock that may end its wait,
+ * instead of sleeping its time out (with more runnable threads than CPUs the
+ * sleep got the updater the CPU back only when a reader's time slice ended).
+ *
+ * W1 (the sleeper): store 2, then a heavy barrier (membarrier, or a full
+ * fence in fenced mode), then scan again, then sleep while the word is 2.
+ * W2 (every unlock): store its lock word, then load gp_waiting; on 2, move
+ * it to 1 (cmpxchg: one waker) and wake. In membarrier mode W1's membarrier
+ * puts a full barrier on every running reader between W1's store and scan,
+ * so either the scan sees the unlock or the unlock sees 2: no lost wake-up.
+ * In fenced mode the unlock's release store may pass its load of the flag,
+ * so a wake-up can be missed; the sleep's timeout (the back-off's, 1 us
+ * doubling to 1 ms) bounds that, as it bounded every wait before.
+ */
+static KSYNC_NOINLINE KSYNC_UNUSED void ksync__srcu_wake_gp(struct ksync_srcu_struct *ssp)
+{
+	int v = 2;
+
+	/* fully ordered; the waiter's futex wait re-reads the word */
+	if (ksync__try_cmpxchg_int_full(&ssp->gp_waiting, &v, 1))
+		(void)syscall(SYS_futex, &ssp->gp_waiting, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* W2, after an unlock's store (see above). */
+static KSYNC_ALWAYS_INLINE KSYNC_UNUSED void ksync__srcu_unlock_wake(struct ksync_srcu_struct *ssp)
+{
+	if (ksync_unlikely(KSYNC_READ_ONCE(ssp->gp_waiting) == 2))
+		ksync__srcu_wake_gp(ssp);
+}
+
+/*
  * This thread's sections of domain @id counted in the shared slot: how many
  * (those of domains past the per-thread table count for every domain, so
  * that an unlock still finds them), and counting one more (@delta 1) or
@@ -655,6 +689,7 @@ static KSYNC_NOINLINE KSYNC_UNUSED void ksync__srcu_read_unlock_slow(struct ksyn
 			if (!(id & 1))
 				ksync_barrier(); /* C: promoted by membarrier */
 			KSYNC__SRCU_STORE_WORD(id, p, w - 2); /* C: release in fenced mode */
+			ksync__srcu_unlock_wake(ssp); /* W2 */
 			return;
 		}
 	}
@@ -666,6 +701,7 @@ static KSYNC_NOINLINE KSYNC_UNUSED void ksync__srcu_read_unlock_slow(struct ksyn
 	 */
 	if (ksync__srcu_shared_depth(id) && ksync__srcu_shared_unlock(ssp, idx)) {
 		ksync__srcu_shared_count(id, -1);
+		ksync__srcu_unlock_wake(ssp); /* W2 (the cmpxchg was fully ordered) */
 		return;
 	}
 	KSYNC_WARN_ONCE(1, "ksync_srcu_read_unlock(): index not returned by a "
@@ -725,28 +761,34 @@ static KSYNC_UNUSED bool ksync__srcu_drained(struct ksync_srcu_struct *ssp, int 
 
 static KSYNC_UNUSED void ksync__srcu_backoff(unsigned long n)
 {
-	if (ksync__sched_yield(&ksync_srcu_id_counter))
-		return; /* a scheduler runs the readers instead (<ksync/fuzzing.h>) */
 	if (n < 16) {
 		for (int i = 0; i < 32; i++)
 			ksync_cpu_relax();
-	} else if (n < 32) {
-		sched_yield();
 	} else {
-		unsigned long us = n < 42 ? 1UL << (n - 32) : 1000UL;
-		struct timespec ts = { 0, (long)(us * 1000) };
-		nanosleep(&ts, NULL);
+		sched_yield();
 	}
 }
 
 static KSYNC_UNUSED void ksync__srcu_wait_idx(struct ksync_srcu_struct *ssp, unsigned long id,
 					      int idx)
 {
-	(void)id;
 	for (unsigned long n = 0; !ksync__srcu_drained(ssp, idx); n++) {
 		if (n == 0)
 			KSYNC_WRITE_ONCE(ssp->gp_waiting, 1);
-		ksync__srcu_backoff(n);
+		if (ksync__sched_yield(&ksync_srcu_id_counter))
+			continue; /* a scheduler runs the readers instead (<ksync/fuzzing.h>) */
+		if (n < 24) {
+			ksync__srcu_backoff(n);
+			continue;
+		}
+		unsigned long us = n < 34 ? 1UL << (n - 24) : 1000UL;
+		struct timespec ts = { 0, (long)(us * 1000) };
+		KSYNC_WRITE_ONCE(ssp->gp_waiting, 2);
+		ksync__srcu_heavy_mb(id); /* W1: pairs with W2 in every unlock */
+		if (!ksync__srcu_drained(ssp, idx))
+			(void)syscall(SYS_futex, &ssp->gp_waiting, FUTEX_WAIT_PRIVATE, 2, &ts, NULL, 0);
+		int v = 2;
+		(void)ksync__try_cmpxchg_int_full(&ssp->gp_waiting, &v, 1); /* no reader woke us */
 	}
 }
 
