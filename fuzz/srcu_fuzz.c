@@ -16,7 +16,13 @@
  *    synchronize);
  *  - sections of the other domain never hold a grace period up (synchronize
  *    and barrier run while they are open);
- *  - nothing is reported as misuse: every call in the script is legal.
+ *  - misuse on purpose, where the script's operation would otherwise be
+ *    skipped: synchronize or barrier inside a read_lock section of the same
+ *    domain, cleanup with a reader inside, an unlock or up_read with no
+ *    section to end: each is reported (at most once per call site, as
+ *    KSYNC_WARN_ONCE does; the report names the call) and changes nothing:
+ *    the open sections stay open and every check above still holds;
+ *  - a legal operation is never reported.
  */
 #include <ksync/srcu.h>
 
@@ -106,6 +112,26 @@ static void close_section(int k)
 		ksync_srcu_read_unlock(dom[s.d], s.idx);
 }
 
+/* Does this thread hold a read_lock (not a down_read) section of domain @d? */
+static bool own_section_open(int d)
+{
+	for (int k = 0; k < S.nopen; k++)
+		if (S.open[k].d == d && !S.open[k].down)
+			return true;
+	return false;
+}
+
+/* The last report's text (copied: it may live on the reporter's stack), for the misuse checks. */
+static char report_text[256];
+static const char *last_report;
+
+static void record_report(const char *file, int line, const char *what)
+{
+	(void)file, (void)line;
+	snprintf(report_text, sizeof(report_text), "%s", what);
+	last_report = report_text;
+}
+
 static void check_cookies_after_gp(int d)
 {
 	for (int k = 0; k < S.ncookies; k++)
@@ -123,13 +149,15 @@ static void barrier_checks(int d)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	unsigned long warns = ksync_warn_count;
-
 	memset(&S, 0, sizeof(S));
+	ksync_warn_hook = record_report;
 	for (size_t i = 0; i + 1 < size && i < 400; i += 2) {
 		unsigned int op = data[i] % 10, arg = data[i + 1];
 		int d = (int)(arg & 1);
+		unsigned long warns = ksync_warn_count;
+		const char *misuse = NULL; /* what the report must name, if any */
 
+		last_report = NULL;
 		switch (op) {
 		case 0: /* open a section */
 		case 1:
@@ -143,8 +171,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 			break;
 		case 2: /* close any open section: not necessarily the innermost */
-			if (S.nopen)
+			if (S.nopen) {
 				close_section((int)(arg >> 1) % S.nopen);
+			} else if (arg & 2) { /* misuse: no section to end */
+				misuse = "up_read";
+				ksync_srcu_up_read(dom[d], (int)(arg >> 2) & 1);
+			} else {
+				misuse = "unlock";
+				ksync_srcu_read_unlock(dom[d], (int)(arg >> 2) % 3); /* 2: not an index */
+			}
 			break;
 		case 3:
 			if (S.ncb < MAXCB) {
@@ -184,12 +219,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				else
 					ksync_synchronize_srcu_expedited(dom[d]);
 				check_cookies_after_gp(d);
+			} else if (own_section_open(d)) { /* misuse: it would wait for itself */
+				misuse = "synchronize";
+				ksync_synchronize_srcu(dom[d]); /* reported, returns at once */
 			}
 			break;
 		case 9:
-			if (!open_mask(d))
+			if (!open_mask(d)) {
 				barrier_checks(d);
+			} else if (own_section_open(d)) {
+				if (arg & 2) {
+					misuse = "barrier";
+					ksync_srcu_barrier(dom[d]); /* reported, returns at once */
+				} else {
+					misuse = "cleanup";
+					ksync_cleanup_srcu_struct(dom[d]); /* reported, the domain stays */
+				}
+			}
 			break;
+		}
+		if (!misuse) {
+			CHECK(ksync_warn_count == warns);
+		} else {
+			CHECK(ksync_warn_count - warns <= 1); /* once per call site */
+			CHECK(!last_report || strstr(last_report, misuse));
 		}
 	}
 	while (S.nopen)
@@ -201,6 +254,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	for (int k = 0; k < S.ncb; k++)
 		free(S.cbs[k]);
-	CHECK(ksync_warn_count == warns);
+	ksync_warn_hook = NULL;
 	return 0;
 }
