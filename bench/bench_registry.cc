@@ -13,6 +13,8 @@
 //                                                 walks groups without pause
 #include <benchmark/benchmark.h>
 
+#include "bench_main.h"
+
 #include <atomic>
 #include <string>
 #include <thread>
@@ -74,10 +76,5 @@ int main(int argc, char **argv)
 					     bm_cycle_walking, legacy)
 			->UseRealTime();
 	}
-	benchmark::Initialize(&argc, argv);
-	if (benchmark::ReportUnrecognizedArguments(argc, argv))
-		return 1;
-	benchmark::RunSpecifiedBenchmarks();
-	benchmark::Shutdown();
-	return 0;
+	return bench_run_registered(argc, argv);
 }

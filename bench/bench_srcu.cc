@@ -35,6 +35,7 @@
 //
 // --bench_max_threads=N (before the Google Benchmark flags) caps ThreadRange
 // and readers:R (default: the number of CPUs, at least 2).
+#include "bench_main.h"
 #include "fixtures.h"
 
 #include <benchmark/benchmark.h>
@@ -350,10 +351,5 @@ int main(int argc, char **argv)
 	for (const bench_hash_ops *h : kHashes)
 		h->init();
 	register_all();
-	benchmark::Initialize(&argc, argv);
-	if (benchmark::ReportUnrecognizedArguments(argc, argv))
-		return 1;
-	benchmark::RunSpecifiedBenchmarks();
-	benchmark::Shutdown();
-	return 0;
+	return bench_run_registered(argc, argv);
 }

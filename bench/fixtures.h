@@ -13,6 +13,7 @@
 #ifndef KSYNC_BENCH_FIXTURES_H
 #define KSYNC_BENCH_FIXTURES_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -99,6 +100,28 @@ uint64_t bench_now_ns(void);
 void bench_invoked(struct bench_payload *p);
 /* Wait for *flag to become nonzero: spin, then yield. */
 void bench_wait_flag(int *flag);
+/* The @i-th pause (from 0) of a wait loop: spin at first, then yield. */
+void bench_backoff(unsigned i);
+/* malloc() that aborts on failure: a benchmark has no way out. */
+void *bench_xmalloc(size_t size);
+/*
+ * The modules' nodes (a struct with its module's head and a struct
+ * bench_payload p): BENCH_NODE_NEW(type) is a zeroed node to publish (p.v =
+ * 1), BENCH_CB_NODE_NEW(type, t_enq, done) a node to queue as a callback
+ * (p.t_enq and p.done set, the rest left as malloc() has it).
+ */
+void *bench_node_new(size_t size, size_t payload_off);
+void *bench_cb_node_new(size_t size, size_t payload_off, uint64_t t_enq, int *done);
+#define BENCH_NODE_NEW(type) ((type *)bench_node_new(sizeof(type), offsetof(type, p)))
+#define BENCH_CB_NODE_NEW(type, t_enq, done)                                   \
+	((type *)bench_cb_node_new(sizeof(type), offsetof(type, p), (t_enq), (done)))
+/* An empty thread_begin / thread_end / caller_begin / ... operation. */
+void bench_nothing(void);
+/* Set up @lock writer-preferring (glibc's PREFER_WRITER_NONRECURSIVE_NP, as
+ * the reclaim-storm demo's rwsem): with the default reader preference an
+ * updater would starve behind readers that relock back to back. @lock is a
+ * pthread_rwlock_t (void here, so that this header needs no <pthread.h>). */
+void bench_rwlock_init_writer_pref(void *lock);
 
 #ifdef __cplusplus
 }

@@ -19,16 +19,6 @@ struct cnode {
 	struct bench_payload p;
 };
 
-static struct cnode *cnode_new(void)
-{
-	struct cnode *n = calloc(1, sizeof(*n));
-
-	if (!n)
-		abort();
-	n->p.v = 1;
-	return n;
-}
-
 #define CK_BARRIER() __asm__ __volatile__("" ::: "memory")
 
 /* ---- ck_epoch ----------------------------------------------------------- */
@@ -43,9 +33,7 @@ static ck_epoch_record_t *ep_record(void)
 	if (!ep_rec) {
 		ep_rec = ck_epoch_recycle(&ep, NULL);
 		if (!ep_rec) {
-			ep_rec = malloc(sizeof(*ep_rec));
-			if (!ep_rec)
-				abort();
+			ep_rec = bench_xmalloc(sizeof(*ep_rec));
 			ck_epoch_register(&ep, ep_rec, NULL);
 		}
 	}
@@ -55,7 +43,7 @@ static ck_epoch_record_t *ep_record(void)
 static void ep_init(void)
 {
 	ck_epoch_init(&ep);
-	ep_ptr = cnode_new();
+	ep_ptr = BENCH_NODE_NEW(struct cnode);
 }
 
 static void ep_thread_begin(void)
@@ -99,7 +87,7 @@ static long ep_deref(unsigned long n)
 
 static void ep_update(void)
 {
-	struct cnode *old = ck_pr_fas_ptr(&ep_ptr, cnode_new());
+	struct cnode *old = ck_pr_fas_ptr(&ep_ptr, BENCH_NODE_NEW(struct cnode));
 
 	ck_epoch_synchronize(ep_record());
 	free(old);
@@ -126,12 +114,8 @@ static void ep_poll(void)
 /* ck_epoch has no helper thread: the caller polls, every 64 calls. */
 static void ep_call(uint64_t t_enq, int *done)
 {
-	struct cnode *n = malloc(sizeof(*n));
+	struct cnode *n = BENCH_CB_NODE_NEW(struct cnode, t_enq, done);
 
-	if (!n)
-		abort();
-	n->p.t_enq = t_enq;
-	n->p.done = done;
 	ck_epoch_call(ep_record(), &n->e, ep_cb);
 	if ((++ep_calls & 63) == 0)
 		ck_epoch_poll(ep_rec);
@@ -165,11 +149,7 @@ static struct cnode *rw_ptr;
 
 static void rw_init(void)
 {
-	rw_ptr = cnode_new();
-}
-
-static void nothing(void)
-{
+	rw_ptr = BENCH_NODE_NEW(struct cnode);
 }
 
 static void rw_reads(unsigned long n)
@@ -195,7 +175,7 @@ static long rw_deref(unsigned long n)
 
 static void rw_update(void)
 {
-	struct cnode *n = cnode_new(), *old;
+	struct cnode *n = BENCH_NODE_NEW(struct cnode), *old;
 
 	ck_rwlock_write_lock(&rw);
 	old = rw_ptr;
@@ -208,8 +188,8 @@ const struct bench_ops bench_ck_rwlock = {
 	.name = "ck_rwlock",
 	.is_lock = 1,
 	.init = rw_init,
-	.thread_begin = nothing,
-	.thread_end = nothing,
+	.thread_begin = bench_nothing,
+	.thread_end = bench_nothing,
 	.reads = rw_reads,
 	.deref_reads = rw_deref,
 	.update = rw_update,
@@ -224,7 +204,7 @@ static __thread int br_registered;
 
 static void br_init(void)
 {
-	br_ptr = cnode_new();
+	br_ptr = BENCH_NODE_NEW(struct cnode);
 }
 
 static void br_thread_begin(void)
@@ -268,7 +248,7 @@ static long br_deref(unsigned long n)
 
 static void br_update(void)
 {
-	struct cnode *n = cnode_new(), *old;
+	struct cnode *n = BENCH_NODE_NEW(struct cnode), *old;
 
 	ck_brlock_write_lock(&br);
 	old = br_ptr;

@@ -1,10 +1,17 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* fx_common.c - what the fixtures of bench_srcu share: callback accounting. */
+/*
+ * fx_common.c - what the fixtures of bench_srcu share: callback accounting,
+ * waiting, allocation that cannot fail, the empty operation and the
+ * writer-preferring pthread_rwlock.
+ */
+#define _GNU_SOURCE 1
 #include "fixtures.h"
 
 #include <ksync/atomic.h>
 
+#include <pthread.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <time.h>
 
 unsigned long bench_cb_invoked;
@@ -27,12 +34,59 @@ void bench_invoked(struct bench_payload *p)
 	__atomic_fetch_add(&bench_cb_invoked, 1, __ATOMIC_RELAXED);
 }
 
+void bench_backoff(unsigned i)
+{
+	if (i < 1000)
+		ksync_cpu_relax();
+	else
+		sched_yield();
+}
+
 void bench_wait_flag(int *flag)
 {
-	for (unsigned i = 0; !__atomic_load_n(flag, __ATOMIC_ACQUIRE); i++) {
-		if (i < 1000)
-			ksync_cpu_relax();
-		else
-			sched_yield();
-	}
+	for (unsigned i = 0; !__atomic_load_n(flag, __ATOMIC_ACQUIRE); i++)
+		bench_backoff(i);
+}
+
+void *bench_xmalloc(size_t size)
+{
+	void *p = malloc(size);
+
+	if (!p)
+		abort();
+	return p;
+}
+
+void *bench_node_new(size_t size, size_t payload_off)
+{
+	char *n = calloc(1, size);
+
+	if (!n)
+		abort();
+	((struct bench_payload *)(n + payload_off))->v = 1;
+	return n;
+}
+
+void *bench_cb_node_new(size_t size, size_t payload_off, uint64_t t_enq, int *done)
+{
+	char *n = bench_xmalloc(size);
+	struct bench_payload *p = (struct bench_payload *)(n + payload_off);
+
+	p->t_enq = t_enq;
+	p->done = done;
+	return n;
+}
+
+void bench_nothing(void)
+{
+}
+
+void bench_rwlock_init_writer_pref(void *lock)
+{
+	pthread_rwlockattr_t a;
+
+	pthread_rwlockattr_init(&a);
+	pthread_rwlockattr_setkind_np(&a, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlock_init(lock, &a);
+	pthread_rwlockattr_destroy(&a);
 }

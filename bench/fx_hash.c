@@ -25,30 +25,12 @@
 #include <ksync/srcu.h>
 
 #include "fixtures.h"
+#include "rng.h" /* tests/common: kt_xorshift64() */
 
 #include <pthread.h>
 #include <stdlib.h>
 
 #define HT_KEYS 1024
-
-static inline uint64_t xorshift(uint64_t *s)
-{
-	uint64_t x = *s;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	return *s = x;
-}
-
-static void *xmalloc(size_t n)
-{
-	void *p = malloc(n);
-
-	if (!p)
-		abort();
-	return p;
-}
 
 /* ---- ksync SRCU + ksync/hashtable.h -------------------------------------- */
 
@@ -70,12 +52,25 @@ static void kent_free(struct ksync_rcu_head *h)
 
 static struct kent *kent_new(unsigned long key)
 {
-	struct kent *e = xmalloc(sizeof(*e));
+	struct kent *e = bench_xmalloc(sizeof(*e));
 
 	e->key = key;
 	e->v = 1;
 	return e;
 }
+
+/* The entry of @key in @bucket (every key has one), for an updater under the table's lock. */
+static struct kent *kent_in(struct ksync_hlist_head *bucket, unsigned long key)
+{
+	struct kent *e;
+
+	ksync_hlist_for_each_entry(e, bucket, node)
+		if (e->key == key)
+			return e;
+	return NULL;
+}
+
+#define kent_find(table, key) kent_in(&(table)[ksync_hash_min(key, KSYNC_HASH_BITS(table))], key)
 
 static void kt_init(void)
 {
@@ -103,14 +98,10 @@ static long kt_lookup(unsigned long key)
 
 static void kt_replace(unsigned long key)
 {
-	struct kent *n = kent_new(key), *e, *old = NULL;
+	struct kent *n = kent_new(key), *old;
 
 	pthread_mutex_lock(&kt_lock);
-	ksync_hash_for_each_possible(kt, e, node, key)
-		if (e->key == key) {
-			old = e;
-			break;
-		}
+	old = kent_find(kt, key);
 	ksync_hlist_replace_rcu(&old->node, &n->node);
 	pthread_mutex_unlock(&kt_lock);
 	ksync_call_srcu(&kt_srcu, &old->rcu, kent_free);
@@ -144,7 +135,7 @@ static void uent_free(struct rcu_head *h)
 
 static struct uent *uent_new(unsigned long key)
 {
-	struct uent *e = xmalloc(sizeof(*e));
+	struct uent *e = bench_xmalloc(sizeof(*e));
 
 	cds_lfht_node_init(&e->node);
 	e->key = key;
@@ -199,12 +190,7 @@ static pthread_rwlock_t pt_lock;
 
 static void pt_init(void)
 {
-	pthread_rwlockattr_t a;
-
-	pthread_rwlockattr_init(&a);
-	pthread_rwlockattr_setkind_np(&a, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-	pthread_rwlock_init(&pt_lock, &a);
-	pthread_rwlockattr_destroy(&a);
+	bench_rwlock_init_writer_pref(&pt_lock);
 	for (unsigned long k = 0; k < HT_KEYS; k++)
 		ksync_hash_add(pt, &kent_new(k)->node, k);
 }
@@ -226,14 +212,10 @@ static long pt_lookup(unsigned long key)
 
 static void pt_replace(unsigned long key)
 {
-	struct kent *n = kent_new(key), *e, *old = NULL;
+	struct kent *n = kent_new(key), *old;
 
 	pthread_rwlock_wrlock(&pt_lock);
-	ksync_hash_for_each_possible(pt, e, node, key)
-		if (e->key == key) {
-			old = e;
-			break;
-		}
+	old = kent_find(pt, key);
 	ksync_hlist_replace_rcu(&old->node, &n->node);
 	pthread_rwlock_unlock(&pt_lock);
 	free(old);
@@ -245,7 +227,7 @@ static void pt_replace(unsigned long key)
 	do {                                                                   \
 		long sum = 0;                                                  \
 		for (unsigned long i = 0; i < n; i++) {                        \
-			uint64_t r = xorshift(rng);                            \
+			uint64_t r = kt_xorshift64(rng);                       \
 			unsigned long key = (unsigned long)(r % HT_KEYS);      \
 			if ((r >> 32) % 1000 < permille)                       \
 				replace(key);                                  \
@@ -270,10 +252,6 @@ static long pt_run(unsigned long n, unsigned permille, uint64_t *rng)
 	HASH_LOOP(pt_lookup, pt_replace);
 }
 
-static void nothing(void)
-{
-}
-
 static void u_begin(void)
 {
 	urcu_memb_register_thread();
@@ -294,6 +272,8 @@ static void ut_barrier(void)
 	urcu_memb_barrier();
 }
 
-const struct bench_hash_ops bench_hash_ksync = { "ksync_srcu", kt_init, nothing, nothing, kt_run, kt_barrier };
+const struct bench_hash_ops bench_hash_ksync = { "ksync_srcu", kt_init, bench_nothing, bench_nothing, kt_run,
+						 kt_barrier };
 const struct bench_hash_ops bench_hash_urcu = { "urcu_memb", ut_init, u_begin, u_end, ut_run, ut_barrier };
-const struct bench_hash_ops bench_hash_rwlock = { "pthread_rwlock", pt_init, nothing, nothing, pt_run, nothing };
+const struct bench_hash_ops bench_hash_rwlock = { "pthread_rwlock", pt_init, bench_nothing, bench_nothing, pt_run,
+						  bench_nothing };

@@ -8,7 +8,6 @@
 
 #include <ksync/srcu.h>
 
-#include <sched.h>
 #include <stdlib.h>
 
 struct knode {
@@ -21,29 +20,15 @@ static KSYNC_DEFINE_SRCU(k_never);       /* never read by any thread */
 static struct ksync_srcu_struct k_fenced; /* KSYNC_SRCU_FENCED, set up in init */
 static struct knode *k_ptr, *k_fptr;
 
-static struct knode *knode_new(void)
-{
-	struct knode *n = calloc(1, sizeof(*n));
-
-	if (!n)
-		abort();
-	n->p.v = 1;
-	return n;
-}
-
 static void k_init(void)
 {
-	k_ptr = knode_new();
+	k_ptr = BENCH_NODE_NEW(struct knode);
 }
 
 static void k_init_fenced(void)
 {
 	ksync_init_srcu_struct_flags(&k_fenced, KSYNC_SRCU_FENCED);
-	k_fptr = knode_new();
-}
-
-static void k_nothing(void)
-{
+	k_fptr = BENCH_NODE_NEW(struct knode);
 }
 
 static KSYNC_ALWAYS_INLINE void k_reads_on(struct ksync_srcu_struct *ssp, unsigned long n)
@@ -90,20 +75,22 @@ static long k_deref_fenced(unsigned long n)
 	return k_deref_on(&k_fenced, &k_fptr, n);
 }
 
+static void k_update_on(struct ksync_srcu_struct *ssp, struct knode **pp)
+{
+	struct knode *old = __atomic_exchange_n(pp, BENCH_NODE_NEW(struct knode), __ATOMIC_ACQ_REL);
+
+	ksync_synchronize_srcu(ssp);
+	free(old);
+}
+
 static void k_update(void)
 {
-	struct knode *old = __atomic_exchange_n(&k_ptr, knode_new(), __ATOMIC_ACQ_REL);
-
-	ksync_synchronize_srcu(&k_srcu);
-	free(old);
+	k_update_on(&k_srcu, &k_ptr);
 }
 
 static void k_update_fenced(void)
 {
-	struct knode *old = __atomic_exchange_n(&k_fptr, knode_new(), __ATOMIC_ACQ_REL);
-
-	ksync_synchronize_srcu(&k_fenced);
-	free(old);
+	k_update_on(&k_fenced, &k_fptr);
 }
 
 static void k_sync(void)
@@ -131,12 +118,8 @@ static void k_cb(struct ksync_rcu_head *h)
 
 static void k_call(uint64_t t_enq, int *done)
 {
-	struct knode *n = malloc(sizeof(*n));
+	struct knode *n = BENCH_CB_NODE_NEW(struct knode, t_enq, done);
 
-	if (!n)
-		abort();
-	n->p.t_enq = t_enq;
-	n->p.done = done;
 	ksync_call_srcu(&k_srcu, &n->h, k_cb);
 }
 
@@ -149,12 +132,8 @@ void bench_ksync_poll_gp(void)
 {
 	unsigned long cookie = ksync_start_poll_synchronize_srcu(&k_srcu);
 
-	for (unsigned i = 0; !ksync_poll_state_synchronize_srcu(&k_srcu, cookie); i++) {
-		if (i < 1000)
-			ksync_cpu_relax();
-		else
-			sched_yield();
-	}
+	for (unsigned i = 0; !ksync_poll_state_synchronize_srcu(&k_srcu, cookie); i++)
+		bench_backoff(i);
 }
 
 int bench_ksync_poll_done(void)
@@ -173,15 +152,15 @@ int bench_ksync_poll_done(void)
 const struct bench_ops bench_ksync_srcu = {
 	.name = "ksync_srcu",
 	.init = k_init,
-	.thread_begin = k_nothing,
-	.thread_end = k_nothing,
+	.thread_begin = bench_nothing,
+	.thread_end = bench_nothing,
 	.reads = k_reads,
 	.deref_reads = k_deref,
 	.update = k_update,
 	.synchronize = k_sync,
 	.sync_never_read = k_sync_never,
-	.caller_begin = k_nothing,
-	.caller_end = k_nothing,
+	.caller_begin = bench_nothing,
+	.caller_end = bench_nothing,
 	.call = k_call,
 	.barrier = k_barrier,
 };
@@ -189,8 +168,8 @@ const struct bench_ops bench_ksync_srcu = {
 const struct bench_ops bench_ksync_srcu_fenced = {
 	.name = "ksync_srcu_fenced",
 	.init = k_init_fenced,
-	.thread_begin = k_nothing,
-	.thread_end = k_nothing,
+	.thread_begin = bench_nothing,
+	.thread_end = bench_nothing,
 	.reads = k_reads_fenced,
 	.deref_reads = k_deref_fenced,
 	.update = k_update_fenced,

@@ -1,12 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * fx_pthread.c - pthread_rwlock for bench_srcu. Writer-preferring (glibc's
- * PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP, as the reclaim-storm demo's
- * rwsem): with the default reader preference an updater would starve behind
- * readers that relock back to back. An update is a write lock around the
- * pointer swap.
+ * fx_pthread.c - pthread_rwlock for bench_srcu, writer-preferring
+ * (bench_rwlock_init_writer_pref(), fx_common.c). An update is a write lock
+ * around the pointer swap.
  */
-#define _GNU_SOURCE 1
 #include "fixtures.h"
 
 #include <pthread.h>
@@ -21,20 +18,8 @@ static struct pnode *p_ptr;
 
 static void p_init(void)
 {
-	pthread_rwlockattr_t a;
-
-	pthread_rwlockattr_init(&a);
-	pthread_rwlockattr_setkind_np(&a, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-	pthread_rwlock_init(&prw, &a);
-	pthread_rwlockattr_destroy(&a);
-	p_ptr = calloc(1, sizeof(*p_ptr));
-	if (!p_ptr)
-		abort();
-	p_ptr->p.v = 1;
-}
-
-static void nothing(void)
-{
+	bench_rwlock_init_writer_pref(&prw);
+	p_ptr = BENCH_NODE_NEW(struct pnode);
 }
 
 static void p_reads(unsigned long n)
@@ -60,11 +45,8 @@ static long p_deref(unsigned long n)
 
 static void p_update(void)
 {
-	struct pnode *n = calloc(1, sizeof(*n)), *old;
+	struct pnode *n = BENCH_NODE_NEW(struct pnode), *old;
 
-	if (!n)
-		abort();
-	n->p.v = 1;
 	pthread_rwlock_wrlock(&prw);
 	old = p_ptr;
 	p_ptr = n;
@@ -76,8 +58,8 @@ const struct bench_ops bench_pthread_rwlock = {
 	.name = "pthread_rwlock",
 	.is_lock = 1,
 	.init = p_init,
-	.thread_begin = nothing,
-	.thread_end = nothing,
+	.thread_begin = bench_nothing,
+	.thread_end = bench_nothing,
 	.reads = p_reads,
 	.deref_reads = p_deref,
 	.update = p_update,

@@ -29,19 +29,9 @@ struct unode {
 
 static struct unode *FX(ptr);
 
-static struct unode *FX(node_new)(void)
-{
-	struct unode *n = calloc(1, sizeof(*n));
-
-	if (!n)
-		abort();
-	n->p.v = 1;
-	return n;
-}
-
 static void FX(init)(void)
 {
-	FX(ptr) = FX(node_new)();
+	FX(ptr) = BENCH_NODE_NEW(struct unode);
 }
 
 static void FX(thread_begin)(void)
@@ -112,7 +102,7 @@ static long FX(deref_reads)(unsigned long n)
 
 static void FX(update)(void)
 {
-	struct unode *old = rcu_xchg_pointer(&FX(ptr), FX(node_new)());
+	struct unode *old = rcu_xchg_pointer(&FX(ptr), BENCH_NODE_NEW(struct unode));
 
 	U(synchronize_rcu)();
 	free(old);
@@ -154,12 +144,8 @@ static void FX(cb)(struct rcu_head *h)
 
 static void FX(call)(uint64_t t_enq, int *done)
 {
-	struct unode *n = malloc(sizeof(*n));
+	struct unode *n = BENCH_CB_NODE_NEW(struct unode, t_enq, done);
 
-	if (!n)
-		abort();
-	n->p.t_enq = t_enq;
-	n->p.done = done;
 	U(call_rcu)(&n->h, FX(cb));
 }
 

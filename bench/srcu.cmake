@@ -24,6 +24,8 @@ if(KSYNC_HAVE_URCU)
               ${CMAKE_CURRENT_LIST_DIR}/fx_hash.c
       LIBS benchmark::benchmark PkgConfig::URCU PkgConfig::URCU_QSBR PkgConfig::URCU_BP
            PkgConfig::URCU_CDS)
+    # fx_hash.c draws its keys with the tests' generator (tests/common/rng.h).
+    target_include_directories(bench_srcu PRIVATE ${PROJECT_SOURCE_DIR}/tests/common)
   else()
     ksync_skip("bench_srcu" "liburcu-qsbr, liburcu-bp or liburcu-cds not found by pkg-config")
   endif()

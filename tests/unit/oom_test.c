@@ -13,6 +13,9 @@
  *
  * Disarming (ksync_fail_nth_alloc(0)) clears the "fired" flag, so each loop
  * reads ksync_fail_nth_alloc_fired() first, then disarms (oom_disarm()).
+ * The loop itself, and the checks every failure shares, are OOM_EACH() and
+ * struct oom_trial: a test writes only its set-up, its call and what must
+ * hold after a failure and after the retry.
  */
 #include <ksync/bitmap.h>
 #include <ksync/fuzzing.h>
@@ -60,6 +63,64 @@ static void oom_note(const char *call, unsigned long failures, unsigned long fal
 	if (fallbacks)
 		printf(" (%lu took the fallback)", fallbacks);
 	printf("\n");
+}
+
+/*
+ * One call failed allocation by allocation: OOM_EACH(&t) runs its body for
+ * n = 1, 2, ... (t.n). The body sets up, calls oom_arm(&t) right before the
+ * call under test (its n-th allocation from there fails) and oom_fired(&t)
+ * right after it (disarm; count the failure), then checks the failure,
+ * retries and checks that everything works. The loop ends after the first
+ * pass whose call did not reach the armed allocation (it makes fewer than
+ * n): that pass is the plain success. Nothing may be reported: the warning
+ * count is checked after the call and again at the end of every pass (a
+ * body that breaks out skips that last check).
+ */
+struct oom_trial {
+	unsigned long n;         /* the allocation failed in this pass */
+	unsigned long failures;  /* passes whose armed allocation failed */
+	unsigned long fallbacks; /* of those, the ones the call survived by its fallback */
+	unsigned long w;         /* ksync_warn_count when armed */
+	bool fired;              /* whether this pass's armed allocation failed */
+};
+
+static void oom_start(struct oom_trial *t)
+{
+	memset(t, 0, sizeof(*t));
+}
+
+/* Between passes: end the one before (if any), start the next (if any). */
+static bool oom_pass(struct oom_trial *t)
+{
+	if (t->n) {
+		KCHECK_EQ(warns(), t->w);
+		if (!t->fired)
+			return false;
+	}
+	t->fired = false;
+	t->w = warns();
+	return ++t->n < OOM_MAX_N;
+}
+
+#define OOM_EACH(t) for (oom_start(t); oom_pass(t);)
+
+static void oom_arm(struct oom_trial *t)
+{
+	t->w = warns();
+	ksync_fail_nth_alloc(t->n);
+}
+
+static bool oom_fired(struct oom_trial *t)
+{
+	t->fired = oom_disarm();
+	t->failures += t->fired;
+	KCHECK_EQ(warns(), t->w);
+	return t->fired;
+}
+
+static void oom_done(struct oom_trial *t, const char *call)
+{
+	oom_note(call, t->failures, t->fallbacks);
 }
 
 static void sleep_ms(long ms)
@@ -141,23 +202,18 @@ static void check_shrinker_works(struct ksync_shrinker_registry *reg, struct ksy
 
 KTEST(registry_create)
 {
-	unsigned long n, failures = 0;
+	struct oom_trial t;
 
-	for (n = 1; n < OOM_MAX_N; n++) {
-		unsigned long w = warns();
+	OOM_EACH(&t) {
 		struct ksync_shrinker_registry *reg;
 		struct ksync_shrinker *s;
 		struct ksync_memgroup *g;
 		struct cache c;
-		bool fired;
 
-		ksync_fail_nth_alloc(n);
+		oom_arm(&t);
 		reg = ksync_shrinker_registry_create(2);
-		fired = oom_disarm();
-		if (fired) {
-			failures++;
+		if (oom_fired(&t)) {
 			KCHECK(reg == NULL);
-			KCHECK_EQ(warns(), w);
 			reg = ksync_shrinker_registry_create(2); /* the retry */
 		}
 		KCHECK(reg != NULL);
@@ -175,12 +231,9 @@ KTEST(registry_create)
 		KCHECK_EQ(ksync_shrinker_free(s), 0);
 		KCHECK_EQ(ksync_shrinker_group_destroy(g), 0);
 		KCHECK_EQ(ksync_shrinker_registry_destroy(reg), 0);
-		KCHECK_EQ(warns(), w);
-		if (!fired)
-			break; /* the call makes fewer allocations than n */
 	}
-	KCHECK(failures >= 3);
-	oom_note("ksync_shrinker_registry_create", failures, 0);
+	KCHECK(t.failures >= 3);
+	oom_done(&t, "ksync_shrinker_registry_create");
 }
 
 /*
@@ -189,25 +242,22 @@ KTEST(registry_create)
  */
 KTEST(default_registry_first_use)
 {
-	unsigned long n, failures = 0;
+	struct oom_trial t;
 	struct ksync_shrinker *s = NULL;
 	struct cache c;
 
-	for (n = 1; n < OOM_MAX_N; n++) {
-		unsigned long w = warns();
-
-		ksync_fail_nth_alloc(n);
+	/* No retry: the pass after the last failure is the first use that succeeds. */
+	OOM_EACH(&t) {
+		oom_arm(&t);
 		s = ksync_shrinker_alloc(NULL, 0, "default");
-		if (!oom_disarm())
+		if (!oom_fired(&t))
 			break;
-		failures++;
 		KCHECK(s == NULL);
-		KCHECK_EQ(warns(), w);
 		if (s)
 			break;
 		/* n = 1 fails the registry itself; later ones its parts, or the record. */
 	}
-	KCHECK(failures >= 1);
+	KCHECK(t.failures >= 1);
 	KCHECK(s != NULL);
 	KCHECK(ksync_shrinker_registry_default() != NULL);
 	if (s) {
@@ -216,7 +266,7 @@ KTEST(default_registry_first_use)
 		check_shrinker_works(NULL, s, NULL);
 		KCHECK_EQ(ksync_shrinker_free(s), 0);
 	}
-	oom_note("ksync_shrinker_alloc (default registry, first use)", failures, 0);
+	oom_done(&t, "ksync_shrinker_alloc (default registry, first use)");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -298,31 +348,25 @@ static void check_untouched(enum shape shape, const struct ksync_shrinker *own)
 /* One memcg-aware (or not) shrinker of every shape, in a fresh registry with a group. */
 static void shape_case(enum shape shape, unsigned flags)
 {
-	unsigned long n, failures = 0;
+	struct oom_trial t;
 	char what[96];
 
-	for (n = 1; n < OOM_MAX_N; n++) {
+	OOM_EACH(&t) {
 		struct ksync_shrinker_registry *reg = ksync_shrinker_registry_create(1);
 		struct ksync_memgroup *g = ksync_shrinker_group_create(reg, NULL);
 		struct ksync_shrinker own, *s;
 		struct cache c;
-		unsigned long w;
 		int ret;
-		bool fired;
 
 		KCHECK(reg && g);
 		if (!reg || !g)
 			return;
 		warm_srcu(ksync_shrinker_registry_srcu(reg)); /* the reader slot is not what fails here */
-		w = warns();
-		ksync_fail_nth_alloc(n);
+		oom_arm(&t);
 		ret = make(shape, reg, flags, &own, &c, &s);
-		fired = oom_disarm();
-		if (fired) {
-			failures++;
+		if (oom_fired(&t)) {
 			KCHECK_EQ(ret, -ENOMEM);
 			KCHECK(s == NULL);
-			KCHECK_EQ(warns(), w);
 			check_untouched(shape, &own);
 			ret = make(shape, reg, flags, &own, &c, &s); /* the retry */
 		}
@@ -336,14 +380,11 @@ static void shape_case(enum shape shape, unsigned flags)
 		KCHECK_EQ(unmake(shape, s), 0);
 		KCHECK_EQ(ksync_shrinker_group_destroy(g), 0);
 		KCHECK_EQ(ksync_shrinker_registry_destroy(reg), 0);
-		KCHECK_EQ(warns(), w);
-		if (!fired)
-			break;
 	}
-	KCHECK(failures >= 1);
+	KCHECK(t.failures >= 1);
 	snprintf(what, sizeof(what), "%s (%s)", shape_name[shape],
 		 (flags & KSYNC_SHRINKER_MEMCG_AWARE) ? "memcg aware" : "global");
-	oom_note(what, failures, 0);
+	oom_done(&t, what);
 }
 
 KTEST(shrinker_alloc)
@@ -405,18 +446,16 @@ KTEST(register_prepared_allocates_nothing)
 static void growth_case(enum shape shape, bool warm)
 {
 	enum { NR = 64 };
-	unsigned long n, failures = 0, fallbacks = 0;
+	struct oom_trial t;
 	char what[128];
 
-	for (n = 1; n < OOM_MAX_N; n++) {
+	OOM_EACH(&t) {
 		struct ksync_shrinker_registry *reg = ksync_shrinker_registry_create(2);
 		struct ksync_memgroup *p = ksync_shrinker_group_create(reg, NULL);
 		struct ksync_memgroup *ch = ksync_shrinker_group_create(reg, p);
 		struct ksync_shrinker *s[NR], own, *x;
 		struct cache c[NR], cx;
-		unsigned long w;
 		int ret;
-		bool fired;
 
 		KCHECK(reg && p && ch);
 		if (!reg || !p || !ch)
@@ -431,17 +470,13 @@ static void growth_case(enum shape shape, bool warm)
 		KCHECK_EQ(ksync_shrinker_nr_max(reg), NR);
 		if (warm)
 			warm_srcu(ksync_shrinker_registry_srcu(reg));
-		w = warns();
-		ksync_fail_nth_alloc(n);
+		oom_arm(&t);
 		ret = make(shape, reg, KSYNC_SHRINKER_MEMCG_AWARE | KSYNC_SHRINKER_NUMA_AWARE, &own, &cx, &x);
-		fired = oom_disarm();
-		KCHECK_EQ(warns(), w);
-		if (fired && ret == 0) {
+		if (oom_fired(&t) && ret == 0) {
 			/* Only the reader slot may fail without failing the call. */
 			KCHECK(!warm);
-			fallbacks++;
-		} else if (fired) {
-			failures++;
+			t.fallbacks++;
+		} else if (t.fired) {
 			KCHECK_EQ(ret, -ENOMEM);
 			KCHECK(x == NULL);
 			check_untouched(shape, &own);
@@ -473,16 +508,13 @@ static void growth_case(enum shape shape, bool warm)
 			KCHECK_EQ(ksync_shrinker_free(s[i]), 0);
 		KCHECK_EQ(ksync_shrinker_group_destroy(p), 0);
 		KCHECK_EQ(ksync_shrinker_registry_destroy(reg), 0);
-		KCHECK_EQ(warns(), w);
-		if (!fired)
-			break;
 	}
-	KCHECK(failures >= 5);
+	KCHECK(t.failures - t.fallbacks >= 5);
 	if (!warm)
-		KCHECK_EQ(fallbacks, 1);
+		KCHECK_EQ(t.fallbacks, 1);
 	snprintf(what, sizeof(what), "%s, id 64: growth of the ids and maps%s", shape_name[shape],
 		 warm ? "" : " (+reader slot)");
-	oom_note(what, failures + fallbacks, fallbacks);
+	oom_done(&t, what);
 }
 
 KTEST(growth_past_first_capacity)
@@ -557,6 +589,14 @@ static bool world_up(struct world *wd, int nr_nodes)
 	return wd->top != NULL;
 }
 
+/* world_up() (or abort), with this thread's reader slots of both domains: they are not what fails. */
+static void world_up_warm(struct world *wd, int nr_nodes)
+{
+	KASSERT(world_up(wd, nr_nodes));
+	warm_srcu(ksync_shrinker_registry_srcu(wd->reg));
+	warm_srcu(ksync_memgroup_set_srcu(wd->set));
+}
+
 static void world_down(struct world *wd)
 {
 	if (wd->top)
@@ -593,31 +633,21 @@ static void check_group_works(struct world *wd, struct ksync_memgroup *g)
 
 KTEST(shrinker_group_create)
 {
-	unsigned long n, failures = 0;
+	struct oom_trial t;
 
-	for (n = 1; n < OOM_MAX_N; n++) {
+	OOM_EACH(&t) {
 		struct world wd;
 		struct ksync_memgroup *g;
 		struct ksync_shrinker_deferred_total tot;
-		unsigned long w;
-		bool fired;
 		int groups;
 
-		KCHECK(world_up(&wd, 2));
-		if (!wd.top)
-			return;
-		warm_srcu(ksync_shrinker_registry_srcu(wd.reg));
-		warm_srcu(ksync_memgroup_set_srcu(wd.set));
+		world_up_warm(&wd, 2);
 		groups = ksync_memgroup_nr_groups(wd.set);
 		KCHECK_EQ(ksync_shrinker_add_deferred(wd.s, wd.top, 1, 5), 0);
-		w = warns();
-		ksync_fail_nth_alloc(n);
+		oom_arm(&t);
 		g = ksync_shrinker_group_create(wd.reg, wd.top);
-		fired = oom_disarm();
-		if (fired) {
-			failures++;
+		if (oom_fired(&t)) {
 			KCHECK(g == NULL);
-			KCHECK_EQ(warns(), w);
 			KCHECK_EQ(ksync_memgroup_nr_groups(wd.set), groups);
 			/* The ledger walks every group's maps: nothing of the failed one is left there. */
 			ksync_shrinker_deferred_total(wd.reg, &tot);
@@ -635,12 +665,9 @@ KTEST(shrinker_group_create)
 		KCHECK_EQ(ksync_shrinker_group_destroy(wd.top), 0);
 		wd.top = NULL;
 		world_down(&wd);
-		KCHECK_EQ(warns(), w);
-		if (!fired)
-			break;
 	}
-	KCHECK(failures >= 6);
-	oom_note("ksync_shrinker_group_create (lru, objcg, shrinker, stats)", failures, 0);
+	KCHECK(t.failures >= 6);
+	oom_done(&t, "ksync_shrinker_group_create (lru, objcg, shrinker, stats)");
 }
 
 /*
@@ -692,21 +719,16 @@ KTEST(walks_reader_slot)
 
 KTEST(memgroup_set_create)
 {
-	unsigned long n, failures = 0;
+	struct oom_trial t;
 
-	for (n = 1; n < OOM_MAX_N; n++) {
-		unsigned long w = warns();
+	OOM_EACH(&t) {
 		struct ksync_memgroup_set *set;
-		bool fired;
 
-		ksync_fail_nth_alloc(n);
-		set = n & 1 ? ksync_memgroup_set_create_nodes(3) : ksync_memgroup_set_create();
-		fired = oom_disarm();
-		if (fired) {
-			failures++;
+		oom_arm(&t);
+		set = t.n & 1 ? ksync_memgroup_set_create_nodes(3) : ksync_memgroup_set_create();
+		if (oom_fired(&t)) {
 			KCHECK(set == NULL);
-			KCHECK_EQ(warns(), w);
-			set = n & 1 ? ksync_memgroup_set_create_nodes(3) : ksync_memgroup_set_create();
+			set = t.n & 1 ? ksync_memgroup_set_create_nodes(3) : ksync_memgroup_set_create();
 		}
 		KCHECK(set != NULL);
 		if (!set)
@@ -718,64 +740,67 @@ KTEST(memgroup_set_create)
 			KCHECK_EQ(ksync_memgroup_offline(g), 0);
 		}
 		KCHECK_EQ(ksync_memgroup_set_destroy(set), 0);
-		KCHECK_EQ(warns(), w);
-		if (!fired)
-			break;
 	}
-	KCHECK(failures >= 2);
-	oom_note("ksync_memgroup_set_create(_nodes)", failures, 0);
+	KCHECK(t.failures >= 2);
+	oom_done(&t, "ksync_memgroup_set_create(_nodes)");
 }
 
 /*
- * A program's client, ordered after every built-in one (statistics
- * included), whose online hook allocates through the same injection: its
- * failure is the last possible one of a group's creation.
+ * A program's client whose online hook allocates (through the same
+ * injection) a state that records its group's id; @priv is its count of
+ * live states (an int).
  */
-static int late_live;
-
-static int late_online(struct ksync_memgroup *g, int slot, void *priv)
+static int counted_online(struct ksync_memgroup *g, int slot, void *priv)
 {
-	int *st = KSYNC__ALLOC(calloc(1, sizeof(int)));
+	long *st = KSYNC__ALLOC(calloc(1, sizeof(long)));
 
-	(void)priv;
 	if (!st)
 		return -ENOMEM;
-	__atomic_fetch_add(&late_live, 1, __ATOMIC_RELAXED);
+	*st = ksync_memgroup_id(g);
+	__atomic_fetch_add((int *)priv, 1, __ATOMIC_RELAXED);
 	ksync_memgroup_set_slot(g, slot, st);
 	return 0;
 }
 
-static void late_release(struct ksync_memgroup *g, int slot, void *priv)
+static void counted_release(struct ksync_memgroup *g, int slot, void *priv)
 {
-	(void)priv;
-	free(ksync_memgroup_slot(g, slot));
+	long *st = ksync_memgroup_slot(g, slot);
+
+	KCHECK(st != NULL);
+	if (st)
+		KCHECK_EQ(*st, ksync_memgroup_id(g));
+	free(st);
 	ksync_memgroup_set_slot(g, slot, NULL);
-	__atomic_fetch_sub(&late_live, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_sub((int *)priv, 1, __ATOMIC_RELAXED);
 }
+
+/*
+ * Ordered after every built-in client (statistics included): its failure
+ * is the last possible one of a group's creation.
+ */
+static int late_live;
 
 static const struct ksync_memgroup_client late_client = {
 	.name = "late",
-	.online = late_online,
-	.release = late_release,
+	.online = counted_online,
+	.release = counted_release,
 	.order = KSYNC_MEMGROUP_ORDER_STATS + 100,
 };
 
 KTEST(memgroup_create)
 {
-	unsigned long n, failures = 0;
+	struct oom_trial t;
 
-	for (n = 1; n < OOM_MAX_N; n++) {
+	OOM_EACH(&t) {
 		struct ksync_memgroup_set *set = ksync_memgroup_set_create_nodes(2);
 		struct ksync_memgroup *top, *g;
 		struct ksync_objcg *h;
-		unsigned long w;
-		bool fired;
 		int slot;
 
 		KCHECK(set != NULL);
 		if (!set)
 			return;
-		slot = ksync_memgroup_client_register(set, &late_client, NULL);
+		slot = ksync_memgroup_client_register(set, &late_client, &late_live);
 		KCHECK(slot >= 0);
 		top = ksync_memgroup_create(set, NULL);
 		KCHECK(top != NULL);
@@ -784,14 +809,10 @@ KTEST(memgroup_create)
 		warm_srcu(ksync_memgroup_set_srcu(set));
 		h = ksync_memgroup_get_objcg(top);
 		KCHECK_EQ(ksync_objcg_charge(h, 1, 1, 10), 0);
-		w = warns();
-		ksync_fail_nth_alloc(n);
+		oom_arm(&t);
 		g = ksync_memgroup_create(set, top);
-		fired = oom_disarm();
-		if (fired) {
-			failures++;
+		if (oom_fired(&t)) {
 			KCHECK(g == NULL);
-			KCHECK_EQ(warns(), w);
 			KCHECK_EQ(ksync_memgroup_nr_groups(set), 1);
 			KCHECK_EQ(late_live, 1);
 			/* The statistics are exact: the failed group counts nothing. */
@@ -825,60 +846,29 @@ KTEST(memgroup_create)
 		KCHECK_EQ(late_live, 0);
 		KCHECK_EQ(ksync_memgroup_client_unregister(set, slot), 0);
 		KCHECK_EQ(ksync_memgroup_set_destroy(set), 0);
-		KCHECK_EQ(warns(), w);
-		if (!fired)
-			break;
 	}
-	KCHECK(failures >= 4);
-	oom_note("ksync_memgroup_create (objcg, stats, a client after stats)", failures, 0);
+	KCHECK(t.failures >= 4);
+	oom_done(&t, "ksync_memgroup_create (objcg, stats, a client after stats)");
 }
 
-/* A client that allocates in every group; registered while groups are online. */
+/* The same kind of client, registered while groups are online. */
 static int busy_live;
-
-static int busy_online(struct ksync_memgroup *g, int slot, void *priv)
-{
-	long *st = KSYNC__ALLOC(calloc(1, sizeof(long)));
-
-	(void)priv;
-	if (!st)
-		return -ENOMEM;
-	*st = ksync_memgroup_id(g);
-	__atomic_fetch_add(&busy_live, 1, __ATOMIC_RELAXED);
-	ksync_memgroup_set_slot(g, slot, st);
-	return 0;
-}
-
-static void busy_release(struct ksync_memgroup *g, int slot, void *priv)
-{
-	long *st = ksync_memgroup_slot(g, slot);
-
-	(void)priv;
-	KCHECK(st != NULL);
-	if (st)
-		KCHECK_EQ(*st, ksync_memgroup_id(g));
-	free(st);
-	ksync_memgroup_set_slot(g, slot, NULL);
-	__atomic_fetch_sub(&busy_live, 1, __ATOMIC_RELAXED);
-}
 
 static const struct ksync_memgroup_client busy_client = {
 	.name = "busy",
-	.online = busy_online,
-	.release = busy_release,
+	.online = counted_online,
+	.release = counted_release,
 	.order = 50,
 };
 
 KTEST(memgroup_client_register)
 {
 	enum { NG = 4 };
-	unsigned long n, failures = 0;
+	struct oom_trial t;
 
-	for (n = 1; n < OOM_MAX_N; n++) {
+	OOM_EACH(&t) {
 		struct ksync_memgroup_set *set = ksync_memgroup_set_create();
 		struct ksync_memgroup *g[NG];
-		unsigned long w;
-		bool fired;
 		int slot;
 
 		KCHECK(set != NULL);
@@ -889,19 +879,15 @@ KTEST(memgroup_client_register)
 		g[2] = ksync_memgroup_create(set, g[1]);
 		g[3] = ksync_memgroup_create(set, NULL);
 		KASSERT(g[0] && g[1] && g[2] && g[3]);
-		w = warns();
-		ksync_fail_nth_alloc(n);
-		slot = ksync_memgroup_client_register(set, &busy_client, NULL);
-		fired = oom_disarm();
-		if (fired) {
-			failures++;
+		oom_arm(&t);
+		slot = ksync_memgroup_client_register(set, &busy_client, &busy_live);
+		if (oom_fired(&t)) {
 			KCHECK_EQ(slot, -ENOMEM);
-			KCHECK_EQ(warns(), w);
 			KCHECK_EQ(busy_live, 0); /* the groups brought online were released */
 			KCHECK_EQ(ksync_memgroup_client_find(set, &busy_client), -ENOENT);
 			for (int i = 0; i < NG; i++)
 				KCHECK(ksync_memgroup_client_state(g[i], &busy_client) == NULL);
-			slot = ksync_memgroup_client_register(set, &busy_client, NULL); /* the retry */
+			slot = ksync_memgroup_client_register(set, &busy_client, &busy_live); /* the retry */
 		}
 		KCHECK_EQ(slot, 0); /* the lowest slot: the failure kept none */
 		KCHECK_EQ(busy_live, NG);
@@ -918,12 +904,9 @@ KTEST(memgroup_client_register)
 		KCHECK_EQ(busy_live, 0);
 		KCHECK_EQ(ksync_memgroup_client_unregister(set, slot), 0);
 		KCHECK_EQ(ksync_memgroup_set_destroy(set), 0);
-		KCHECK_EQ(warns(), w);
-		if (!fired)
-			break;
 	}
-	KCHECK_EQ(failures, NG);
-	oom_note("ksync_memgroup_client_register (4 groups online)", failures, 0);
+	KCHECK_EQ(t.failures, NG);
+	oom_done(&t, "ksync_memgroup_client_register (4 groups online)");
 }
 
 /* Charging through a handle allocates nothing but this thread's reader slot. */
@@ -964,24 +947,19 @@ KTEST(objcg_charge_reader_slot)
 
 KTEST(list_lru_init)
 {
-	unsigned long n, failures = 0;
+	struct oom_trial t;
 
 	/* Global lists only: one allocation. */
-	for (n = 1; n < OOM_MAX_N; n++) {
+	OOM_EACH(&t) {
 		struct ksync_list_lru lru = { NULL };
 		struct ksync_list_lru_item item;
-		unsigned long w = warns();
 		int ret;
-		bool fired;
 
-		ksync_fail_nth_alloc(n);
+		oom_arm(&t);
 		ret = ksync_list_lru_init(&lru, NULL, 2, NULL);
-		fired = oom_disarm();
-		if (fired) {
-			failures++;
+		if (oom_fired(&t)) {
 			KCHECK_EQ(ret, -ENOMEM);
 			KCHECK(lru.priv == NULL);
-			KCHECK_EQ(warns(), w);
 			ret = ksync_list_lru_init(&lru, NULL, 2, NULL);
 		}
 		KCHECK_EQ(ret, 0);
@@ -990,15 +968,12 @@ KTEST(list_lru_init)
 		KCHECK_EQ(ksync_list_lru_count(&lru), 1);
 		KCHECK(ksync_list_lru_del_obj(&lru, &item));
 		KCHECK_EQ(ksync_list_lru_destroy(&lru), 0);
-		if (!fired)
-			break;
 	}
-	KCHECK_EQ(failures, 1);
-	oom_note("ksync_list_lru_init (global lists)", failures, 0);
+	KCHECK_EQ(t.failures, 1);
+	oom_done(&t, "ksync_list_lru_init (global lists)");
 
 	/* On a registry's set with three groups online and a memcg-aware shrinker. */
-	failures = 0;
-	for (n = 1; n < OOM_MAX_N; n++) {
+	OOM_EACH(&t) {
 		struct ksync_shrinker_registry *reg = ksync_shrinker_registry_create(2);
 		struct ksync_memgroup_set *set = ksync_shrinker_registry_groups(reg);
 		struct ksync_shrinker *s = ksync_shrinker_alloc(reg, KSYNC_SHRINKER_MEMCG_AWARE | KSYNC_SHRINKER_NUMA_AWARE,
@@ -1007,9 +982,7 @@ KTEST(list_lru_init)
 		struct ksync_memgroup *b = ksync_shrinker_group_create(reg, a);
 		struct ksync_memgroup *c = ksync_shrinker_group_create(reg, NULL);
 		struct lcache lc;
-		unsigned long w;
 		int ret;
-		bool fired;
 
 		KASSERT(reg && s && a && b && c);
 		s->count_objects = lcache_count;
@@ -1017,16 +990,12 @@ KTEST(list_lru_init)
 		s->private_data = &lc;
 		KCHECK_EQ(ksync_shrinker_register(s), 0);
 		warm_srcu(ksync_memgroup_set_srcu(set));
-		w = warns();
 		memset(&lc, 0, sizeof(lc));
-		ksync_fail_nth_alloc(n);
+		oom_arm(&t);
 		ret = ksync_list_lru_init(&lc.lru, set, 2, s);
-		fired = oom_disarm();
-		if (fired) {
-			failures++;
+		if (oom_fired(&t)) {
 			KCHECK_EQ(ret, -ENOMEM);
 			KCHECK(lc.lru.priv == NULL);
-			KCHECK_EQ(warns(), w);
 			ret = ksync_list_lru_init(&lc.lru, set, 2, s); /* the retry */
 		}
 		KCHECK_EQ(ret, 0);
@@ -1050,12 +1019,9 @@ KTEST(list_lru_init)
 		KCHECK_EQ(ksync_shrinker_free(s), 0);
 		/* -EBUSY (and a report) here would mean a client slot leaked by the failure. */
 		KCHECK_EQ(ksync_shrinker_registry_destroy(reg), 0);
-		KCHECK_EQ(warns(), w);
-		if (!fired)
-			break;
 	}
-	KCHECK_EQ(failures, 4);
-	oom_note("ksync_list_lru_init (a set with 3 groups online)", failures, 0);
+	KCHECK_EQ(t.failures, 4);
+	oom_done(&t, "ksync_list_lru_init (a set with 3 groups online)");
 }
 
 /*
@@ -1065,37 +1031,30 @@ KTEST(list_lru_init)
  */
 KTEST(list_lru_add_fallback)
 {
-	unsigned long n, failures = 0;
+	struct oom_trial t;
 
-	for (n = 1; n < OOM_MAX_N; n++) {
+	OOM_EACH(&t) {
 		struct world wd;
 		struct ksync_list_lru_item item;
 		struct ksync_memgroup *ch;
 		struct ksync_memgroup *where = NULL;
-		unsigned long w;
-		bool fired, added;
+		bool added;
 
-		KCHECK(world_up(&wd, 1));
-		if (!wd.top)
-			return;
+		world_up_warm(&wd, 1);
 		ch = ksync_shrinker_group_create(wd.reg, wd.top);
 		KASSERT(ch);
-		warm_srcu(ksync_shrinker_registry_srcu(wd.reg));
-		warm_srcu(ksync_memgroup_set_srcu(wd.set));
 		ksync_list_lru_item_init(&item);
-		w = warns();
-		ksync_fail_nth_alloc(n);
+		oom_arm(&t);
 		added = ksync_list_lru_add(&wd.lc.lru, &item, 0, ch);
-		fired = oom_disarm();
+		oom_fired(&t);
 		KCHECK(added);
-		KCHECK_EQ(warns(), w);
 		KCHECK_EQ(ksync_list_lru_count(&wd.lc.lru), 1);
 		if (ksync_list_lru_count_one(&wd.lc.lru, 0, ch) == 1)
 			where = ch;
 		else if (ksync_list_lru_count_one(&wd.lc.lru, 0, wd.top) == 1)
 			where = wd.top;
-		if (fired) {
-			failures++;
+		if (t.fired) {
+			t.fallbacks++;
 			/* The child's list failed: the parent's took the item. */
 			KCHECK(where == wd.top);
 		} else {
@@ -1111,12 +1070,9 @@ KTEST(list_lru_add_fallback)
 		KCHECK(ksync_list_lru_del(&wd.lc.lru, &item, 0, ch));
 		KCHECK_EQ(ksync_shrinker_group_destroy(ch), 0);
 		world_down(&wd);
-		KCHECK_EQ(warns(), w);
-		if (!fired)
-			break;
 	}
-	KCHECK_EQ(failures, 1);
-	oom_note("ksync_list_lru_add (group list creation)", failures, failures);
+	KCHECK_EQ(t.failures, 1);
+	oom_done(&t, "ksync_list_lru_add (group list creation)");
 }
 
 /*
@@ -1125,35 +1081,26 @@ KTEST(list_lru_add_fallback)
  */
 KTEST(list_lru_offline_reparent_fallback)
 {
-	unsigned long n, failures = 0;
+	struct oom_trial t;
 
-	for (n = 1; n < OOM_MAX_N; n++) {
+	OOM_EACH(&t) {
 		struct world wd;
 		struct ksync_list_lru_item item[2];
 		struct ksync_memgroup *ch;
-		unsigned long w;
-		bool fired;
 
-		KCHECK(world_up(&wd, 1));
-		if (!wd.top)
-			return;
+		world_up_warm(&wd, 1);
 		ch = ksync_shrinker_group_create(wd.reg, wd.top);
 		KASSERT(ch);
-		warm_srcu(ksync_shrinker_registry_srcu(wd.reg));
-		warm_srcu(ksync_memgroup_set_srcu(wd.set));
 		for (int i = 0; i < 2; i++) {
 			ksync_list_lru_item_init(&item[i]);
 			KCHECK(ksync_list_lru_add(&wd.lc.lru, &item[i], 0, ch));
 		}
 		KCHECK_EQ(ksync_list_lru_count_one(&wd.lc.lru, 0, wd.top), 0); /* the parent has no list yet */
-		w = warns();
-		ksync_fail_nth_alloc(n);
+		oom_arm(&t);
 		KCHECK_EQ(ksync_shrinker_group_destroy(ch), 0);
-		fired = oom_disarm();
-		KCHECK_EQ(warns(), w);
 		KCHECK_EQ(ksync_list_lru_count(&wd.lc.lru), 2);
-		if (fired) {
-			failures++;
+		if (oom_fired(&t)) {
+			t.fallbacks++;
 			KCHECK_EQ(ksync_list_lru_count_one(&wd.lc.lru, 0, NULL), 2);
 			/* The global walk takes them. */
 			KCHECK_EQ(ksync_shrink_slab(wd.reg, 0, NULL, 0), 2);
@@ -1167,12 +1114,9 @@ KTEST(list_lru_offline_reparent_fallback)
 		KCHECK_EQ(ksync_list_lru_count_one(&wd.lc.lru, 0, wd.top), 1);
 		KCHECK(ksync_list_lru_del_obj(&wd.lc.lru, &item[0]));
 		world_down(&wd);
-		KCHECK_EQ(warns(), w);
-		if (!fired)
-			break;
 	}
-	KCHECK_EQ(failures, 1);
-	oom_note("ksync_shrinker_group_destroy / memgroup_offline (LRU reparent)", failures, failures);
+	KCHECK_EQ(t.failures, 1);
+	oom_done(&t, "ksync_shrinker_group_destroy / memgroup_offline (LRU reparent)");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1203,20 +1147,15 @@ KTEST(bitmap_zalloc)
 
 KTEST(sized_map_alloc)
 {
-	unsigned long n, failures = 0;
+	struct oom_trial t;
 
-	for (n = 1; n < OOM_MAX_N; n++) {
-		unsigned long w = warns();
+	OOM_EACH(&t) {
 		struct ksync_sized_map *m;
-		bool fired;
 
-		ksync_fail_nth_alloc(n);
+		oom_arm(&t);
 		m = ksync_sized_map_alloc(200, sizeof(long)); /* a header and 4 units */
-		fired = oom_disarm();
-		if (fired) {
-			failures++;
+		if (oom_fired(&t)) {
 			KCHECK(m == NULL); /* the units already allocated were freed (LeakSanitizer) */
-			KCHECK_EQ(warns(), w);
 			m = ksync_sized_map_alloc(200, sizeof(long));
 		}
 		KCHECK(m != NULL);
@@ -1227,24 +1166,20 @@ KTEST(sized_map_alloc)
 		KCHECK_EQ(ksync_sized_map_find_next_bit(m, 0), 199);
 		*(long *)ksync_sized_map_data(m, 150) = 4;
 		ksync_sized_map_free(m);
-		if (!fired)
-			break;
 	}
-	KCHECK_EQ(failures, 5);
-	oom_note("ksync_sized_map_alloc (200 bits: header + 4 units)", failures, 0);
+	KCHECK_EQ(t.failures, 5);
+	oom_done(&t, "ksync_sized_map_alloc (200 bits: header + 4 units)");
 }
 
 KTEST(sized_map_grow)
 {
-	unsigned long n, failures = 0;
+	struct oom_trial t;
 
-	for (n = 1; n < OOM_MAX_N; n++) {
+	OOM_EACH(&t) {
 		struct ksync_srcu_struct ssp;
 		struct ksync_sized_map *KSYNC_RCU slot;
 		struct ksync_sized_map *m, *old;
-		unsigned long w;
 		int ret;
-		bool fired;
 
 		KASSERT(ksync_init_srcu_struct(&ssp) == 0);
 		old = ksync_sized_map_alloc(64, sizeof(long));
@@ -1252,14 +1187,10 @@ KTEST(sized_map_grow)
 		KCHECK_EQ(ksync_sized_map_set_bit(old, 63), 0);
 		*(long *)ksync_sized_map_data(old, 10) = 42;
 		KSYNC_RCU_INIT_POINTER(slot, old);
-		w = warns();
-		ksync_fail_nth_alloc(n);
+		oom_arm(&t);
 		ret = ksync_sized_map_grow(&slot, 300, &ssp); /* a header and 4 new units */
-		fired = oom_disarm();
-		if (fired) {
-			failures++;
+		if (oom_fired(&t)) {
 			KCHECK_EQ(ret, -ENOMEM);
-			KCHECK_EQ(warns(), w);
 			/* The old map stays published, untouched. */
 			m = (struct ksync_sized_map *)ksync_rcu_access_pointer(slot);
 			KCHECK(m == old);
@@ -1278,11 +1209,9 @@ KTEST(sized_map_grow)
 		ksync_srcu_barrier(&ssp); /* the old header */
 		ksync_sized_map_free_all(m);
 		ksync_cleanup_srcu_struct(&ssp);
-		if (!fired)
-			break;
 	}
-	KCHECK_EQ(failures, 5);
-	oom_note("ksync_sized_map_grow (64 -> 300 bits)", failures, 0);
+	KCHECK_EQ(t.failures, 5);
+	oom_done(&t, "ksync_sized_map_grow (64 -> 300 bits)");
 }
 
 /* ------------------------------------------------------------------------ */
