@@ -201,7 +201,17 @@ long ksync__memgroup_stat_total(KSYNC_SITE_ARGS, struct ksync_memgroup_set *set,
 	sum = ksync_atomic_long_read(&set->root_stats[STAT_IDX(nid, item)]);
 	ksync_list_for_each_entry(g, &set->groups, link) {
 		struct stats_state *st = stats_of(g);
-		if (st)
+		/*
+		 * A released group stays on set->groups until group_release()
+		 * takes the mutex again, after its release hooks ran: its
+		 * counters may already be freed by the final move queued there
+		 * (by the barrier above, or by anyone driving the domain), and
+		 * what they held is in that move. FREED is set under the
+		 * mutex, before the hooks: the other groups' counters stay
+		 * while we hold it. (Found by fuzz_memgroup_mt: a use after
+		 * free, corpus seed regress-stat-total-reads-released-group.)
+		 */
+		if (st && KSYNC_READ_ONCE(g->state) != KSYNC_MEMGROUP_FREED)
 			sum += ksync_atomic_long_read(&st->v[STAT_IDX(nid, item)]);
 	}
 	pthread_mutex_unlock(&set->mutex);
