@@ -15,10 +15,18 @@
  *    charged through handles, whatever went offline in between
  *    (conservation);
  *  - the groups not yet freed are the model's; offline of a group with
- *    online children, or twice, is -EBUSY.
+ *    online children, or twice, is -EBUSY;
+ *  - allocation failure (the input's last byte, below 64, fails allocation
+ *    n = byte % 32 with ksync_fail_nth_alloc(); the byte also counts as an
+ *    operation's byte, so the layout of the rest is unchanged): a create that
+ *    fails returns NULL once, only when the injection fired, and changes
+ *    nothing; an add or an offline whose list allocation failed puts its
+ *    items on the nearest ancestor's list that exists (at worst the global
+ *    one), as documented, and the model follows them there.
  * At the end the items are deleted, the groups offlined, and the list_lru
  * and the set destroy cleanly (LSan sees anything left).
  */
+#include <ksync/fuzzing.h>
 #include <ksync/list_lru.h>
 #include <ksync/memgroup.h>
 #include <ksync/objcg.h>
@@ -95,6 +103,44 @@ static void model_remove(int id)
 			return;
 		}
 	CHECK(0);
+}
+
+/*
+ * Allocation failure (see above): a call that failed must be the one the
+ * injection hit, and return the documented NULL at most once.
+ */
+static int failures_seen;
+
+static void injected_failure(void)
+{
+	CHECK(ksync_fail_nth_alloc_fired());
+	CHECK(++failures_seen == 1);
+	if (getenv("KSYNC_FUZZ_TRACE"))
+		fprintf(stderr, "  the injected allocation failure, as documented\n");
+}
+
+static unsigned long lib_count(int g, int nid)
+{
+	return ksync_list_lru_count_one(&M.lru, nid, g == GLOBAL ? NULL : M.G[g].g);
+}
+
+/*
+ * @n items bound for the list of (@to, @nid) (an online group or GLOBAL), by
+ * a call during which the injected failure fired: where they went, the
+ * first list up from @to that holds @n more than the model says (an
+ * allocation that failed sends them to the nearest ancestor with a list).
+ */
+static int landed(int to, int nid, int n)
+{
+	for (int c = to;; c = M.G[c].parent) {
+		if (lib_count(c, nid) == (unsigned long)(*len_of(c, nid) + n)) {
+			if (getenv("KSYNC_FUZZ_TRACE") && c != to)
+				fprintf(stderr, "  %d items went to %d, not %d (out of memory, as documented)\n",
+					n, c, to);
+			return c;
+		}
+		CHECK(c != GLOBAL); /* lost */
+	}
 }
 
 static int nearest_online(int g)
@@ -184,7 +230,10 @@ static void do_offline(int g)
 			CHECK(ksync_memgroup_offline(M.G[g].g) == -EBUSY);
 			return;
 		}
+	bool fired = ksync_fail_nth_alloc_fired();
+
 	CHECK(ksync_memgroup_offline(M.G[g].g) == 0);
+	fired = !fired && ksync_fail_nth_alloc_fired(); /* during this offline */
 	M.G[g].online = false;
 	M.G[g].g = NULL; /* the creator's reference is gone: the group may be freed */
 	for (int nid = 0; nid < NNODES; nid++) {
@@ -192,8 +241,9 @@ static void do_offline(int g)
 
 		memcpy(moving, list_of(g, nid), (size_t)n * sizeof(int));
 		*len_of(g, nid) = 0;
+		int dst = fired && n ? landed(to, nid, n) : to;
 		for (int k = 0; k < n; k++)
-			model_append(to, nid, moving[k]);
+			model_append(dst, nid, moving[k]);
 	}
 }
 
@@ -210,7 +260,10 @@ static void run(struct input *in)
 				struct mgroup *ng = &M.G[M.ng];
 
 				ng->g = ksync_memgroup_create(M.set, p < 0 ? NULL : M.G[p].g);
-				CHECK(ng->g);
+				if (!ng->g) { /* the injected failure: nothing changed */
+					injected_failure();
+					break;
+				}
 				ng->parent = p;
 				ng->online = ng->used = true;
 				ng->h = ksync_memgroup_get_objcg(ng->g);
@@ -227,11 +280,12 @@ static void run(struct input *in)
 		case 2: /* add: an online group's list, or the global one */
 		{
 			int to = (g >= 0 && M.G[g].online && (a & 0x80)) ? g : GLOBAL;
-			bool on = M.item[id].group != -2;
+			bool on = M.item[id].group != -2, fired = ksync_fail_nth_alloc_fired();
 
+			/* Never fails: out of memory, the item goes up (see landed()). */
 			CHECK(ksync_list_lru_add(&M.lru, &M.item[id].lru, nid, to == GLOBAL ? NULL : M.G[to].g) == !on);
 			if (!on)
-				model_append(to, nid, id);
+				model_append(!fired && ksync_fail_nth_alloc_fired() ? landed(to, nid, 1) : to, nid, id);
 			break;
 		}
 		case 3:
@@ -286,7 +340,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		M.item[id].group = -2;
 		M.item[id].id = id;
 	}
+	failures_seen = 0;
+	ksync_fail_nth_alloc(size >= 2 && data[size - 1] < 64 ? data[size - 1] % 32 : 0);
 	run(&in);
+	ksync_fail_nth_alloc(0);
 
 	for (int id = 0; id < NITEMS; id++)
 		if (M.item[id].group != -2) {
