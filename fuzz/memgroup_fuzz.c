@@ -113,10 +113,7 @@ static int failures_seen;
 
 static void injected_failure(void)
 {
-	CHECK(ksync_fail_nth_alloc_fired());
-	CHECK(++failures_seen == 1);
-	if (getenv("KSYNC_FUZZ_TRACE"))
-		fprintf(stderr, "  the injected allocation failure, as documented\n");
+	fuzz_injected_failure(&failures_seen);
 }
 
 static unsigned long lib_count(int g, int nid)
@@ -341,7 +338,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		M.item[id].id = id;
 	}
 	failures_seen = 0;
-	ksync_fail_nth_alloc(size >= 2 && data[size - 1] < 64 ? data[size - 1] % 32 : 0);
+	ksync_fail_nth_alloc(fuzz_fail_nth_of_last_byte(data, size));
 	run(&in);
 	ksync_fail_nth_alloc(0);
 

@@ -153,10 +153,7 @@ static void add_model(long *p, long v)
 /* An owner's call failed: only the documented result, only when the failure fired. */
 static void expect_oom(void)
 {
-	CHECK(ksync_fail_nth_alloc_fired());
-	CHECK(__atomic_add_fetch(&M.oom, 1, __ATOMIC_ACQ_REL) == 1);
-	if (trace)
-		fprintf(stderr, "  the injected allocation failure, as documented\n");
+	fuzz_injected_failure(&M.oom);
 }
 
 static enum ksync_lru_status isolate(struct ksync_list_lru_item *item, struct ksync_list_lru_one *l, void *arg)
@@ -486,29 +483,20 @@ static void op(int tid, unsigned int o, unsigned int a)
 
 static void body(int tid, void *arg)
 {
-	struct thread_state *T = &M.t[tid];
-
 	(void)arg;
-	for (int i = 0; i < T->nops; i++) {
-		op(tid, T->op[i], T->arg[i]);
-		ksched_point();
-	}
+	ksched_run_ops(tid, M.t[tid].nops, M.t[tid].op, M.t[tid].arg, op);
 }
 
 static void shrinker_seam(int point, void *arg)
 {
 	(void)arg;
-	if (trace)
-		fprintf(stderr, "  shrinker seam %d\n", point);
-	ksched_point();
+	ksched_seam("shrinker", point);
 }
 
 static void lru_seam(struct ksync_list_lru *lru, int point, void *arg)
 {
 	(void)lru, (void)arg;
-	if (trace)
-		fprintf(stderr, "  list_lru seam %d\n", point);
-	ksched_point();
+	ksched_seam("list_lru", point);
 }
 
 static bool on_chain(const struct mrec *found, const struct mrec *from)
@@ -630,27 +618,15 @@ static void teardown(void)
 	CHECK(ksync_shrinker_registry_destroy(M.reg) == 0);
 }
 
-static void quiet(const char *file, int line, const char *what)
-{
-	(void)file, (void)line, (void)what;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct input in = { data, data + (size > 600 ? 600 : size) };
-	unsigned int mode = take(&in), fail = take(&in);
-	enum ksched_policy policy = (mode >> 2) % 8 == 7 ? KSCHED_FREE
-				    : (mode >> 2) % 8 >= 5 ? KSCHED_PCT : KSCHED_BYTES;
+	struct ksched_setup set = ksched_setup_input(&in);
 
-	const char *force = getenv("KSYNC_FUZZ_POLICY"); /* free, pct or bytes: overrides byte 0 */
-	if (force)
-		policy = !strcmp(force, "free") ? KSCHED_FREE : !strcmp(force, "pct") ? KSCHED_PCT : KSCHED_BYTES;
-	ksync_fuzzing_enable(true); /* no helper thread: the scripts run its work */
-	ksync_warn_hook = quiet;    /* misuse is on purpose: results are checked instead */
-	trace = ksched_trace = getenv("KSYNC_FUZZ_TRACE") != NULL;
+	trace = set.trace;
 	memset(&M, 0, sizeof(M));
-	M.policy = policy;
-	M.n = 2 + (int)(mode % 3);
+	M.policy = set.policy;
+	M.n = set.nthreads;
 	M.reg = ksync_shrinker_registry_create(NNODES);
 	CHECK(M.reg);
 	M.set = ksync_shrinker_registry_groups(M.reg);
@@ -669,20 +645,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			T->item[i].owner = t;
 			T->item[i].id = i;
 		}
-		T->nops = (int)(take(&in) % (MAXOPS + 1));
-		for (int i = 0; i < T->nops; i++) {
-			T->op[i] = (uint8_t)take(&in);
-			T->arg[i] = (uint8_t)take(&in);
-		}
+		T->nops = ksched_read_script(&in, T->op, T->arg, MAXOPS);
 	}
-	if (trace)
-		fprintf(stderr, "threads %d policy %d fail %u\n", M.n, policy, fail % 64);
-	if (policy != KSCHED_FREE) {
+	if (set.policy != KSCHED_FREE) {
 		ksync_shrinker_set_yield_hook(shrinker_seam, NULL);
 		ksync_list_lru_set_yield_hook(&M.lru, lru_seam, NULL);
 	}
-	ksync_fail_nth_alloc(fail % 64);
-	ksched_run(M.n, body, NULL, in.p, (size_t)(in.end - in.p), policy, 1 + (int)(mode >> 5) % 3);
+	ksync_fail_nth_alloc(set.fail);
+	ksched_run(M.n, body, NULL, in.p, (size_t)(in.end - in.p), set.policy, set.depth);
 	M.fired = ksync_fail_nth_alloc_fired();
 	ksync_fail_nth_alloc(0);
 	ksync_shrinker_set_yield_hook(NULL, NULL);

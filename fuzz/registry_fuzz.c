@@ -153,10 +153,7 @@ static int failures_seen;
 
 static void injected_failure(void)
 {
-	CHECK(ksync_fail_nth_alloc_fired());
-	CHECK(++failures_seen == 1);
-	if (getenv("KSYNC_FUZZ_TRACE"))
-		fprintf(stderr, "  the injected allocation failure, as documented\n");
+	fuzz_injected_failure(&failures_seen);
 }
 
 static void do_alloc(int k, unsigned int flags_byte)
@@ -406,16 +403,11 @@ static void teardown(void)
 	CHECK(ksync_shrinker_registry_destroy(M.reg) == 0);
 }
 
-static void quiet(const char *file, int line, const char *what)
-{
-	(void)file, (void)line, (void)what;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct input in = { data, data + (size > 600 ? 600 : size) };
 
-	ksync_warn_hook = quiet; /* misuse is on purpose here: results are checked instead */
+	ksync_warn_hook = fuzz_quiet_reports; /* misuse is on purpose here: results are checked instead */
 	trace = getenv("KSYNC_FUZZ_TRACE") != NULL;
 	memset(&M, 0, sizeof(M));
 	for (int k = 0; k < NSLOTS; k++)
@@ -424,7 +416,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	M.reg = ksync_shrinker_registry_create(M.nr_nodes);
 	CHECK(M.reg);
 	failures_seen = 0;
-	ksync_fail_nth_alloc(size >= 2 && data[size - 1] < 64 ? data[size - 1] % 32 : 0);
+	ksync_fail_nth_alloc(fuzz_fail_nth_of_last_byte(data, size));
 	run(&in);
 	ksync_fail_nth_alloc(0);
 	teardown();

@@ -188,8 +188,7 @@ static void setup_info(struct ksync_shrinker *s, struct info *in, int memcg, int
 /* An owner's call failed: only the documented error, only when the failure fired. */
 static void expect_oom(void)
 {
-	CHECK(ksync_fail_nth_alloc_fired());
-	CHECK(__atomic_add_fetch(&M.oom, 1, __ATOMIC_ACQ_REL) == 1);
+	fuzz_injected_failure(&M.oom);
 }
 
 static void op(int tid, unsigned int o, unsigned int a)
@@ -328,22 +327,15 @@ static void op(int tid, unsigned int o, unsigned int a)
 
 static void body(int tid, void *arg)
 {
-	struct thread_state *T = &M.t[tid];
-
 	(void)arg;
-	for (int i = 0; i < T->nops; i++) {
-		op(tid, T->op[i], T->arg[i]);
-		ksched_point();
-	}
+	ksched_run_ops(tid, M.t[tid].nops, M.t[tid].op, M.t[tid].arg, op);
 }
 
 static void yield_seam(int point, void *arg)
 {
 	(void)arg;
-	if (trace)
-		fprintf(stderr, "  seam %d\n", point);
 	withdraw(); /* a walk at its first seam is inside its read section */
-	ksched_point();
+	ksched_seam("shrinker", point);
 }
 
 /* After the threads: every registered shrinker is reachable, every bit with objects found. */
@@ -414,27 +406,15 @@ static void teardown(void)
 	CHECK(ksync_shrinker_registry_destroy(M.reg) == 0);
 }
 
-static void quiet(const char *file, int line, const char *what)
-{
-	(void)file, (void)line, (void)what;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct input in = { data, data + (size > 512 ? 512 : size) };
-	unsigned int mode = take(&in), fail = take(&in);
-	enum ksched_policy policy = (mode >> 2) % 8 == 7 ? KSCHED_FREE
-				    : (mode >> 2) % 8 >= 5 ? KSCHED_PCT : KSCHED_BYTES;
+	struct ksched_setup set = ksched_setup_input(&in);
 
-	const char *force = getenv("KSYNC_FUZZ_POLICY"); /* free, pct or bytes: overrides byte 0 */
-	if (force)
-		policy = !strcmp(force, "free") ? KSCHED_FREE : !strcmp(force, "pct") ? KSCHED_PCT : KSCHED_BYTES;
-	ksync_fuzzing_enable(true); /* no helper thread: the scripts run its work */
-	ksync_warn_hook = quiet;    /* misuse is on purpose: results are checked instead */
-	trace = ksched_trace = getenv("KSYNC_FUZZ_TRACE") != NULL;
+	trace = set.trace;
 	memset(&M, 0, sizeof(M));
-	M.policy = policy;
-	M.n = 2 + (int)(mode % 3);
+	M.policy = set.policy;
+	M.n = set.nthreads;
 	M.reg = ksync_shrinker_registry_create(2);
 	CHECK(M.reg);
 	for (int v = 0; v < NVICTIMS; v++) {
@@ -442,18 +422,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		M.vinfo[v].registered = 1;
 		CHECK(ksync_register_shrinker(M.reg, &M.victim[v], "victim-%d", v) == 0);
 	}
-	for (int t = 0; t < M.n; t++) {
-		M.t[t].nops = (int)(take(&in) % (MAXOPS + 1));
-		for (int i = 0; i < M.t[t].nops; i++) {
-			M.t[t].op[i] = (uint8_t)take(&in);
-			M.t[t].arg[i] = (uint8_t)take(&in);
-		}
-	}
-	if (trace)
-		fprintf(stderr, "threads %d policy %d fail %u\n", M.n, policy, fail);
-	ksync_shrinker_set_yield_hook(policy == KSCHED_FREE ? NULL : yield_seam, NULL);
-	ksync_fail_nth_alloc(fail % 64);
-	ksched_run(M.n, body, NULL, in.p, (size_t)(in.end - in.p), policy, 1 + (int)(mode >> 5) % 3);
+	for (int t = 0; t < M.n; t++)
+		M.t[t].nops = ksched_read_script(&in, M.t[t].op, M.t[t].arg, MAXOPS);
+	ksync_shrinker_set_yield_hook(set.policy == KSCHED_FREE ? NULL : yield_seam, NULL);
+	ksync_fail_nth_alloc(set.fail);
+	ksched_run(M.n, body, NULL, in.p, (size_t)(in.end - in.p), set.policy, set.depth);
 	ksync_fail_nth_alloc(0);
 	ksync_shrinker_set_yield_hook(NULL, NULL);
 

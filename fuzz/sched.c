@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 enum { LIVE, BLOCKED, DONE };
@@ -151,6 +152,22 @@ void ksched_point(void)
 {
 	if (me >= 0 && S.policy != KSCHED_FREE)
 		yield(KSYNC_SCHED_PREEMPT);
+}
+
+enum ksched_policy ksched_policy_of(unsigned int mode)
+{
+	const char *force = getenv("KSYNC_FUZZ_POLICY");
+
+	if (force)
+		return !strcmp(force, "free") ? KSCHED_FREE : !strcmp(force, "pct") ? KSCHED_PCT : KSCHED_BYTES;
+	return (mode >> 2) % 8 == 7 ? KSCHED_FREE : (mode >> 2) % 8 >= 5 ? KSCHED_PCT : KSCHED_BYTES;
+}
+
+void ksched_seam(const char *what, int point)
+{
+	if (ksched_trace)
+		fprintf(stderr, "  %s seam %d\n", what, point);
+	ksched_point();
 }
 
 size_t ksched_decisions(void)

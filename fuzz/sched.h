@@ -40,6 +40,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+
+#include "fuzz.h"
 
 #define KSCHED_MAX_THREADS 4
 #define KSCHED_DEADLOCK_ROUNDS 20000
@@ -59,13 +62,82 @@ enum ksched_policy {
 void ksched_run(int n, void (*body)(int tid, void *arg), void *arg, const uint8_t *bytes,
 		size_t nbytes, enum ksched_policy policy, int depth);
 
+/*
+ * ksched_policy_of() - the policy an input's mode byte picks: free running
+ * for 1 value in 8 of (@mode >> 2) % 8, PCT for 2, bytes for 5; the
+ * environment's KSYNC_FUZZ_POLICY=free|pct|bytes overrides it.
+ * ksched_depth_of() - PCT's depth d (1-3) from the same byte.
+ */
+enum ksched_policy ksched_policy_of(unsigned int mode);
+
+/* Print every hand-off to stderr (KSYNC_FUZZ_TRACE=1 sets it in the targets). */
+extern bool ksched_trace;
+
+static inline int ksched_depth_of(unsigned int mode)
+{
+	return 1 + (int)(mode >> 5) % 3;
+}
+
+/* ksched_point() - declared below; ksched_run_ops() - a script's operations, a preemption point after each. */
+void ksched_point(void);
+
+static inline void ksched_run_ops(int tid, int n, const uint8_t *op, const uint8_t *arg,
+				  void (*fn)(int tid, unsigned int op, unsigned int arg))
+{
+	for (int i = 0; i < n; i++) {
+		fn(tid, op[i], arg[i]);
+		ksched_point();
+	}
+}
+
+/*
+ * struct ksched_setup - what a concurrent target's input says before its
+ * scripts: byte 0 the threads (2-4), the policy and PCT's depth, byte 1 the
+ * allocation to fail (0: none). ksched_setup_input() reads them and puts ksync
+ * in the fuzzing mode (no helper thread: the scripts run its work), with
+ * misuse reports quiet (results are checked instead); ksched_read_script()
+ * reads one thread's script (a length, then (op, arg) pairs).
+ */
+struct ksched_setup {
+	int nthreads, depth;
+	enum ksched_policy policy;
+	unsigned long fail;
+	bool trace;
+};
+
+static inline struct ksched_setup ksched_setup_input(struct input *in)
+{
+	unsigned int mode = take(in), fail = take(in);
+	struct ksched_setup s = { 2 + (int)(mode % 3), ksched_depth_of(mode), ksched_policy_of(mode),
+				  fail % 64, getenv("KSYNC_FUZZ_TRACE") != NULL };
+
+	ksync_fuzzing_enable(true);
+	ksync_warn_hook = fuzz_quiet_reports;
+	ksched_trace = s.trace;
+	if (s.trace)
+		fprintf(stderr, "threads %d policy %d fail %lu\n", s.nthreads, (int)s.policy, s.fail);
+	return s;
+}
+
+static inline int ksched_read_script(struct input *in, uint8_t *op, uint8_t *arg, int max)
+{
+	int n = (int)(take(in) % (unsigned int)(max + 1));
+
+	for (int i = 0; i < n; i++) {
+		op[i] = (uint8_t)take(in);
+		arg[i] = (uint8_t)take(in);
+	}
+	return n;
+}
+
+/* ksched_seam() - a test seam of ksync reached: traced (ksched_trace), then a preemption point. */
+void ksched_seam(const char *what, int point);
+
 /* ksched_point() - a preemption point (a no-op outside ksched_run()'s threads). */
 void ksched_point(void);
 
 /* ksched_decisions() - bytes read by decisions in the last ksched_run(). */
 size_t ksched_decisions(void);
 
-/* Print every hand-off to stderr (KSYNC_FUZZ_TRACE=1 sets it in the targets). */
-extern bool ksched_trace;
 
 #endif /* KSYNC_FUZZ_SCHED_H */
