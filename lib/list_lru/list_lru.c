@@ -280,7 +280,12 @@ static struct ksync_list_lru_one *list_get_or_create(struct ksync__list_lru *p, 
 		return NULL;
 	list_init(n, p, nid, g);
 	ksync__mutex_lock(&p->mutex);
-	l = t->node[nid]; /* stable under the mutex but for list -> RETIRED */
+	/*
+	 * Stable under the mutex but for list -> RETIRED, which an offline
+	 * stores under the list's lock only: an atomic load (L1's acquire), or
+	 * the two race (TSan saw it in concurrent_add_del_offline).
+	 */
+	l = entry_load(t, nid);
 	if (!l) {
 		ksync_list_add_tail_rcu(&n->link, &p->lists);
 		ksync_smp_store_release(&t->node[nid], n); /* L1 */
@@ -288,8 +293,6 @@ static struct ksync_list_lru_one *list_get_or_create(struct ksync__list_lru *p, 
 		ksync_atomic_long_inc(&p->nr_created);
 		l = n;
 		n = NULL;
-	} else {
-		l = entry_load(t, nid);
 	}
 	pthread_mutex_unlock(&p->mutex);
 	if (n) { /* lost the race, or the group was retired: never published */
