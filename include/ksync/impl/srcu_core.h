@@ -841,6 +841,13 @@ static KSYNC_UNUSED void ksync__srcu_gp_one(struct ksync_srcu_struct *ssp)
 		(void)ksync_ulong_fetch_add(&ssp->gp_seq, 1);
 		return;
 	}
+	/*
+	 * The waits below may sleep; a thread cancelled in one would leave
+	 * gp_mutex held and a grace period half run. (Here, not around the
+	 * whole synchronize: the idle path above needs no such care.)
+	 */
+	int cancel;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 	ksync__srcu_heavy_mb(id); /* M0: pairs with every reader's B */
 	int cur = (int)(KSYNC_READ_ONCE(ssp->idx) & 1);
 	if (KSYNC_SRCU_MUTATE_SKIP_WAIT != 1)
@@ -856,6 +863,7 @@ static KSYNC_UNUSED void ksync__srcu_gp_one(struct ksync_srcu_struct *ssp)
 	KSYNC_WRITE_ONCE(ssp->gp_waiting, 0);
 	/* Even: done. Fully ordered; pairs with the acquire in ksync_poll_state_synchronize_srcu() */
 	(void)ksync_ulong_fetch_add(&ssp->gp_seq, 1);
+	pthread_setcancelstate(cancel, NULL);
 }
 
 /**
@@ -896,20 +904,12 @@ static KSYNC_UNUSED unsigned long ksync_get_state_synchronize_srcu(struct ksync_
 /* Run grace periods until @cookie is reached; shares with concurrent callers. */
 static KSYNC_UNUSED void ksync__srcu_gp_until(struct ksync_srcu_struct *ssp, unsigned long cookie)
 {
-	int cancel;
-
 	if (ksync_poll_state_synchronize_srcu(ssp, cookie))
 		return;
-	/*
-	 * The waits below sleep in cancellation points; a thread cancelled
-	 * there would leave gp_mutex held and a grace period half run.
-	 */
-	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 	ksync__mutex_lock(&ssp->gp_mutex);
 	while (!ksync_poll_state_synchronize_srcu(ssp, cookie))
 		ksync__srcu_gp_one(ssp);
 	pthread_mutex_unlock(&ssp->gp_mutex);
-	pthread_setcancelstate(cancel, NULL);
 }
 
 /**
