@@ -793,6 +793,12 @@ KTEST(cancel_a_thread_waiting_in_barrier)
 	__atomic_store_n(&h.release, 1, __ATOMIC_SEQ_CST);
 	pthread_join(reader, NULL);
 	pthread_join(waiter, NULL);
+	/*
+	 * The helper takes cb_lock for moments while it finishes the batch; a
+	 * lock the cancelled thread kept stays held. Wait up to 5 s for it to
+	 * be free (not a timing assertion: the bug held it forever).
+	 */
+	KT_POLL_UNTIL_MS(!kt_srcu_cb_lock_busy(&ss), 5000);
 	int busy = kt_srcu_cb_lock_busy(&ss);
 	KCHECK_EQ(busy, 0);
 	if (busy) /* the helper is stuck on cb_lock: leak the domain rather than hang */
