@@ -28,8 +28,10 @@
  *   waits) stops blocking and calls the hook instead, then checks again:
  *   a cooperative scheduler that runs one thread at a time (the baton
  *   scheduler of fuzz/) can then never be deadlocked by a thread asleep in
- *   the kernel. The hook is also called at the preemption points that
- *   ksync's test seams offer. Without a hook each costs one load of a
+ *   the kernel. The hook is also called (KSYNC_SCHED_PREEMPT) before each
+ *   mutex ksync takes, a point where another thread may run first; the
+ *   registry's and list_lru's yield seams are separate hooks a scheduler
+ *   may point at itself too. Without a hook each costs one load of a
  *   global and a predicted branch, on slow paths only.
  *
  * None of this is meant for production: the fuzzing mode leaves callbacks
