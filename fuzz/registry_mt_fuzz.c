@@ -385,6 +385,19 @@ static void final_walks(void)
 	for (int i = 0; i < nids; i++)
 		for (int j = i + 1; j < nids; j++)
 			CHECK(ids[i] != ids[j]);
+
+	/* And the lowest free id goes to the next one, once the retired records are freed. */
+	(void)ksync_srcu_run_all_callbacks();
+	struct ksync_shrinker *probe = ksync_shrinker_alloc(M.reg, KSYNC_SHRINKER_MEMCG_AWARE, "probe");
+	CHECK(probe);
+	int lowest = 0;
+	for (bool used = true; used; lowest += used) {
+		used = false;
+		for (int i = 0; i < nids; i++)
+			used |= ids[i] == lowest;
+	}
+	CHECK(probe->id == lowest);
+	CHECK(ksync_shrinker_free(probe) == 0);
 	M.final = 0;
 }
 
