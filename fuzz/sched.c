@@ -23,7 +23,7 @@ enum { LIVE, BLOCKED, DONE };
 static struct {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	int n, cur;
+	int n, cur, ndone;
 	int state[KSCHED_MAX_THREADS];
 	const uint8_t *bytes;
 	size_t nbytes, used;
@@ -70,7 +70,14 @@ static int pick(int self, bool must_leave)
 		return must_leave && self >= 0 && S.state[self] != DONE ? self : -1;
 	if (nc == 1)
 		return cand[0];
-	if (S.policy == KSCHED_PCT) {
+	if (S.policy == KSCHED_PCT && live) {
+		/*
+		 * Priorities choose among threads that can run. Among blocked
+		 * ones only (below, in order), so that each checks its wait
+		 * again: by priority, two high ones could pass the baton to
+		 * each other forever while the low one that could go never
+		 * gets it.
+		 */
 		int best = cand[0];
 
 		for (int i = 1; i < nc; i++)
@@ -78,7 +85,7 @@ static int pick(int self, bool must_leave)
 				best = cand[i];
 		return best;
 	}
-	int b = next_byte();
+	int b = S.policy == KSCHED_PCT ? -1 : next_byte();
 	if (b >= 0)
 		return cand[b % nc];
 	if (!must_leave && self >= 0)
@@ -114,10 +121,9 @@ static void yield(int why)
 			S.blocked_since = now();
 		if (S.blocked_run > 64) {
 			/*
-			 * A thread that ended may still run ksync code outside
-			 * the baton (its SRCU slots are folded by a TLS
-			 * destructor after its body returned) and hold a lock
-			 * the blocked threads want: give it the CPU.
+			 * Everyone is blocked: if what they wait for is held
+			 * outside the baton (a thread this scheduler does not
+			 * run), give that thread the CPU.
 			 */
 			pthread_mutex_unlock(&S.mu);
 			struct timespec ts = { 0, 20 * 1000 };
@@ -198,7 +204,16 @@ static void *thread_main(void *p)
 	if (ksched_trace)
 		fprintf(stderr, "  sched: %d ends -> %d\n", me, next);
 	S.cur = next;
+	S.ndone++;
 	pthread_cond_broadcast(&S.cv);
+	/*
+	 * Stay until every thread's script has ended: the thread's exit runs
+	 * ksync code outside the baton (a TLS destructor folds its SRCU slots,
+	 * under SRCU's locks), and run beside the scheduled threads it made
+	 * their schedule depend on timing. Exiting together, it meets none.
+	 */
+	while (S.ndone < S.n)
+		pthread_cond_wait(&S.cv, &S.mu);
 	pthread_mutex_unlock(&S.mu);
 	me = -1;
 	return NULL;
@@ -220,6 +235,7 @@ void ksched_run(int n, void (*body)(int, void *), void *arg, const uint8_t *byte
 	S.used = 0;
 	S.policy = policy;
 	S.steps = 0;
+	S.ndone = 0;
 	S.blocked_run = 0;
 	S.nchange = 0;
 	for (int t = 0; t < n; t++) {

@@ -30,9 +30,13 @@
  *
  * Every thread blocked at once, for KSCHED_DEADLOCK_ROUNDS hand-offs in a
  * row with no preemption point reached and for 2 seconds, is reported as a
- * deadlock (abort). (Not sooner: a thread whose script ended still folds
- * its SRCU slots in a TLS destructor, outside the baton, and may hold a
- * lock the others wait for; the blocked threads sleep briefly to let it.)
+ * deadlock (abort). Threads whose scripts ended wait for the others before
+ * they exit: their exit runs ksync code outside the baton (a TLS destructor
+ * folds their SRCU slots under SRCU's locks), which beside the scheduled
+ * threads made schedules depend on timing. Under PCT, when every thread
+ * that could take the baton is blocked, they take it in order rather than
+ * by priority, so each checks its wait again (by priority two could pass it
+ * to each other forever).
  */
 #ifndef KSYNC_FUZZ_SCHED_H
 #define KSYNC_FUZZ_SCHED_H
