@@ -115,27 +115,51 @@ int ksync__shrinker_register(KSYNC_SITE_ARGS, struct ksync_shrinker *s)
 	return do_register(at, s);
 }
 
-int ksync__prealloc_shrinker(KSYNC_SITE_ARGS, struct ksync_shrinker_registry *reg, struct ksync_shrinker *s,
-			    const char *fmt, ...)
+/* The reports of the two calls that prepare a caller-owned shrinker. */
+struct prepare_msgs {
+	const char *null, *busy, *flags;
+};
+
+static const struct prepare_msgs prealloc_msgs = {
+	"ksync_prealloc_shrinker: NULL shrinker",
+	"ksync_prealloc_shrinker: shrinker already prepared or registered",
+	"ksync_prealloc_shrinker: unknown flags",
+};
+
+static const struct prepare_msgs register_msgs = {
+	"ksync_register_shrinker: NULL shrinker",
+	"ksync_register_shrinker: shrinker already registered",
+	"ksync_register_shrinker: unknown flags",
+};
+
+/* Check and prepare the caller-owned @s (prealloc, and the first half of register). */
+static int prepare_owned(struct ksync_site at, const struct prepare_msgs *m,
+			 struct ksync_shrinker_registry *reg, struct ksync_shrinker *s,
+			 const char *fmt, va_list ap)
 {
-	struct ksync_site at = KSYNC_SITE_INIT;
-
-	struct ksync_shrinker_record *rec;
-	va_list ap;
-
-	if (MISUSE(at, !s, "ksync_prealloc_shrinker: NULL shrinker"))
+	if (MISUSE(at, !s, m->null))
 		return -EINVAL;
-	if (MISUSE(at, s->record != NULL, "ksync_prealloc_shrinker: shrinker already prepared or registered"))
+	if (MISUSE(at, s->record != NULL, m->busy))
 		return -EBUSY;
-	if (MISUSE(at, s->flags & ~KSYNC_SHRINKER_USER_FLAGS, "ksync_prealloc_shrinker: unknown flags"))
+	if (MISUSE(at, s->flags & ~KSYNC_SHRINKER_USER_FLAGS, m->flags))
 		return -EINVAL;
 	reg = reg_or_default(reg);
 	if (!reg)
 		return -ENOMEM;
+	return record_prepare(reg, s, false, s->flags, fmt, ap) ? 0 : -ENOMEM;
+}
+
+int ksync__prealloc_shrinker(KSYNC_SITE_ARGS, struct ksync_shrinker_registry *reg, struct ksync_shrinker *s,
+			    const char *fmt, ...)
+{
+	struct ksync_site at = KSYNC_SITE_INIT;
+	va_list ap;
+	int ret;
+
 	va_start(ap, fmt);
-	rec = record_prepare(reg, s, false, s->flags, fmt, ap);
+	ret = prepare_owned(at, &prealloc_msgs, reg, s, fmt, ap);
 	va_end(ap);
-	return rec ? 0 : -ENOMEM;
+	return ret;
 }
 
 int ksync__register_shrinker_prepared(KSYNC_SITE_ARGS, struct ksync_shrinker *s)
@@ -149,28 +173,18 @@ int ksync__register_shrinker(KSYNC_SITE_ARGS, struct ksync_shrinker_registry *re
 			    const char *fmt, ...)
 {
 	struct ksync_site at = KSYNC_SITE_INIT;
-
-	struct ksync_shrinker_record *rec;
 	va_list ap;
 	int ret;
 
-	if (MISUSE(at, !s, "ksync_register_shrinker: NULL shrinker"))
+	if (s && !s->record &&
+	    MISUSE(at, !s->count_objects || !s->scan_objects,
+		   "ksync_register_shrinker: count_objects and scan_objects are required"))
 		return -EINVAL;
-	if (MISUSE(at, s->record != NULL, "ksync_register_shrinker: shrinker already registered"))
-		return -EBUSY;
-	if (MISUSE(at, !s->count_objects || !s->scan_objects,
-		       "ksync_register_shrinker: count_objects and scan_objects are required"))
-		return -EINVAL;
-	if (MISUSE(at, s->flags & ~KSYNC_SHRINKER_USER_FLAGS, "ksync_register_shrinker: unknown flags"))
-		return -EINVAL;
-	reg = reg_or_default(reg);
-	if (!reg)
-		return -ENOMEM;
 	va_start(ap, fmt);
-	rec = record_prepare(reg, s, false, s->flags, fmt, ap);
+	ret = prepare_owned(at, &register_msgs, reg, s, fmt, ap);
 	va_end(ap);
-	if (!rec)
-		return -ENOMEM;
+	if (ret)
+		return ret;
 	ret = do_register(at, s);
 	if (ret)
 		ksync__free_prealloced_shrinker(at.file, at.line, s);
