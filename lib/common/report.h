@@ -29,7 +29,7 @@ struct ksync_site {
 #define KSYNC_SITE_ARGS const char *site_file, int site_line
 #define KSYNC_SITE_INIT { site_file, site_line }
 
-/* Report @what at @at when @cond holds (once per site); value: !!@cond. */
-#define MISUSE(at, cond, what) KSYNC_WARN_AT((at).file, (at).line, cond, what)
+/* Report the printf-style message at @at when @cond holds (once per site); value: !!@cond. */
+#define MISUSE(at, cond, ...) KSYNC_WARN_AT((at).file, (at).line, cond, __VA_ARGS__)
 
 #endif /* KSYNC_LIB_COMMON_REPORT_H */

@@ -137,11 +137,11 @@ static int prepare_owned(struct ksync_site at, const struct prepare_msgs *m,
 			 struct ksync_shrinker_registry *reg, struct ksync_shrinker *s,
 			 const char *fmt, va_list ap)
 {
-	if (MISUSE(at, !s, m->null))
+	if (MISUSE(at, !s, "%s", m->null))
 		return -EINVAL;
-	if (MISUSE(at, s->record != NULL, m->busy))
+	if (MISUSE(at, s->record != NULL, "%s", m->busy))
 		return -EBUSY;
-	if (MISUSE(at, s->flags & ~KSYNC_SHRINKER_USER_FLAGS, m->flags))
+	if (MISUSE(at, s->flags & ~KSYNC_SHRINKER_USER_FLAGS, "%s", m->flags))
 		return -EINVAL;
 	reg = reg_or_default(reg);
 	if (!reg)
