@@ -105,32 +105,43 @@ static void *debug_caller(void *arg)
 	return NULL;
 }
 
+/* Unregister s1, wait until its record is freed, and register s2 (which reuses it). */
+static void recycle_s1_into_s2(void)
+{
+	KASSERT(ksync_unregister_shrinker(&dr->s1) == 0);
+	KASSERT(ksync_synchronize_shrinkers(dr->reg) == 0);
+	ksync_srcu_barrier(ksync_shrinker_registry_srcu(dr->reg));
+	KASSERT(ksync_register_shrinker(dr->reg, &dr->s2, "s2") == 0);
+}
+
+/* Two caller-owned shrinkers whose counts name them (111, 222); s1 registered. */
+static void debug_race_init(struct debug_race *r)
+{
+	*r = (struct debug_race){ .reg = ksync_shrinker_registry_create(1) };
+	r->s1 = (struct ksync_shrinker){ .count_objects = count_const, .scan_objects = kt_scan_none,
+					 .private_data = (void *)111 };
+	r->s2 = (struct ksync_shrinker){ .count_objects = count_const, .scan_objects = kt_scan_none,
+					 .private_data = (void *)222 };
+	KCHECK_EQ(ksync_register_shrinker(r->reg, &r->s1, "s1"), 0);
+	dr = r;
+}
+
 static void *debug_mutator(void *arg)
 {
-	struct ksync_srcu_struct *srcu = arg;
-
-	KASSERT(ksync_unregister_shrinker(&dr->s1) == 0);
-	/* Queue s1's record for freeing, wait for the free, then reuse it. */
-	KASSERT(ksync_synchronize_shrinkers(dr->reg) == 0);
-	ksync_srcu_barrier(srcu);
-	KASSERT(ksync_register_shrinker(dr->reg, &dr->s2, "s2") == 0);
+	(void)arg;
+	recycle_s1_into_s2();
 	set_flag(&dr->mutator_done);
 	return NULL;
 }
 
 KTEST(debug_count_races_unregister_and_recycle)
 {
-	struct debug_race r = { .reg = ksync_shrinker_registry_create(1) };
-	struct ksync_srcu_struct *srcu = ksync_shrinker_registry_srcu(r.reg);
+	struct debug_race r;
 	pthread_t d, m;
 
 	kt_watchdog("shrinker_schedule_test", 60);
-	dr = &r;
-	r.s1 = (struct ksync_shrinker){ .count_objects = count_const, .scan_objects = kt_scan_none,
-					.private_data = (void *)111 };
-	r.s2 = (struct ksync_shrinker){ .count_objects = count_const, .scan_objects = kt_scan_none,
-					.private_data = (void *)222 };
-	KCHECK_EQ(ksync_register_shrinker(r.reg, &r.s1, "s1"), 0);
+	debug_race_init(&r);
+	struct ksync_srcu_struct *srcu = ksync_shrinker_registry_srcu(r.reg);
 	KCHECK_EQ(ksync_shrinker_debug_count(&r.s1, NULL, 0), 111);
 	unsigned long w = ksync_warn_count;
 	ksync_shrinker_set_yield_hook(debug_race_hook, srcu);
@@ -180,13 +191,8 @@ static void *second_unregister(void *arg)
 
 static void *first_unregister_then_recycle(void *arg)
 {
-	struct ksync_srcu_struct *srcu = ksync_shrinker_registry_srcu(dr->reg);
-
 	(void)arg;
-	KASSERT(ksync_unregister_shrinker(&dr->s1) == 0);
-	KASSERT(ksync_synchronize_shrinkers(dr->reg) == 0);
-	ksync_srcu_barrier(srcu);
-	KASSERT(ksync_register_shrinker(dr->reg, &dr->s2, "s2") == 0);
+	recycle_s1_into_s2();
 	set_flag(&unreg_first_done);
 	return NULL;
 }
@@ -200,17 +206,12 @@ static void *first_unregister_then_recycle(void *arg)
  */
 KTEST(concurrent_unregister_of_one_shrinker)
 {
-	struct debug_race r = { .reg = ksync_shrinker_registry_create(1) };
-	struct ksync_srcu_struct *srcu = ksync_shrinker_registry_srcu(r.reg);
+	struct debug_race r;
 	pthread_t t1, t2;
 
 	kt_watchdog("shrinker_schedule_test", 60);
-	dr = &r;
-	r.s1 = (struct ksync_shrinker){ .count_objects = count_const, .scan_objects = kt_scan_none,
-					.private_data = (void *)111 };
-	r.s2 = (struct ksync_shrinker){ .count_objects = count_const, .scan_objects = kt_scan_none,
-					.private_data = (void *)222 };
-	KCHECK_EQ(ksync_register_shrinker(r.reg, &r.s1, "s1"), 0);
+	debug_race_init(&r);
+	struct ksync_srcu_struct *srcu = ksync_shrinker_registry_srcu(r.reg);
 	ksync_shrinker_set_yield_hook(unreg_race_hook, srcu);
 	pthread_create(&t2, NULL, second_unregister, &r.s1);
 	KT_YIELD_UNTIL(get_flag(&unreg_found));
