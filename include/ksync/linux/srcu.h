@@ -31,6 +31,9 @@
 #define start_poll_synchronize_srcu ksync_start_poll_synchronize_srcu
 #define poll_state_synchronize_srcu ksync_poll_state_synchronize_srcu
 #define srcu_gp_pending ksync_srcu_gp_pending
+/* ksync's own, for the fuzzing mode (<ksync/fuzzing.h>): no kernel counterpart. */
+#define srcu_run_callbacks ksync_srcu_run_callbacks
+#define srcu_run_all_callbacks ksync_srcu_run_all_callbacks
 
 /*
  * guard(srcu)(ssp) and scoped_guard(srcu, ssp): dispatch on the guard's class
