@@ -6,7 +6,8 @@
  * another domain's bound, a barrier missing a head queued by a callback),
  * and the corners around them (overlapping sections across flips, the slot
  * cache and domain re-initialisation at the same address, a thread exiting
- * inside a section).
+ * inside a section, a reader's first section racing an idle domain's
+ * grace period).
  */
 #include "wait.h"
 
@@ -23,6 +24,22 @@ static void call_delay_hook(void)
 	}
 }
 #define KSYNC_SRCU_TEST_CALL_DELAY() call_delay_hook()
+
+/*
+ * Let a new reader in between an idle grace period's first check and its
+ * token, when armed: the reader registers, enters and reads before the
+ * updater goes on.
+ */
+static int idle_hook_armed, idle_reader_go, idle_reader_inside;
+static void idle_delay_hook(void)
+{
+	if (__atomic_exchange_n(&idle_hook_armed, 0, __ATOMIC_SEQ_CST)) {
+		__atomic_store_n(&idle_reader_go, 1, __ATOMIC_SEQ_CST);
+		while (!__atomic_load_n(&idle_reader_inside, __ATOMIC_SEQ_CST))
+			kt_sleep_ms(1);
+	}
+}
+#define KSYNC_SRCU_TEST_IDLE_DELAY() idle_delay_hook()
 
 #include <ksync/rcupdate.h>
 #include <ksync/srcu.h>
@@ -353,6 +370,44 @@ KTEST(barrier_waits_for_a_callback_queued_while_it_starts)
 	KCHECK_EQ(__atomic_load_n(&bq_c2_done, __ATOMIC_SEQ_CST), 1);
 	ksync_srcu_barrier(&bq);
 	ksync_cleanup_srcu_struct(&bq);
+}
+
+/*
+ * Design check of the idle grace period (no gp_mutex, no scan): its first
+ * look for readers is only a hint; a reader whose first section registers
+ * between that look and the token must still be waited for (the check
+ * after the token's cmpxchg sees its slot). Without the second check the
+ * grace period ended with the reader inside.
+ */
+static struct ksync_srcu_struct idle_ss;
+static int idle_sync_returned, idle_bad;
+
+static void *idle_reader(void *arg)
+{
+	(void)arg;
+	while (!__atomic_load_n(&idle_reader_go, __ATOMIC_SEQ_CST))
+		kt_sleep_ms(1);
+	int idx = ksync_srcu_read_lock(&idle_ss); /* its first: registers the slot */
+	__atomic_store_n(&idle_reader_inside, 1, __ATOMIC_SEQ_CST);
+	kt_sleep_ms(50);
+	if (__atomic_load_n(&idle_sync_returned, __ATOMIC_SEQ_CST))
+		idle_bad = 1; /* the grace period ended while this section was open */
+	ksync_srcu_read_unlock(&idle_ss, idx);
+	return NULL;
+}
+
+KTEST(idle_grace_period_waits_for_a_reader_registering_before_its_token)
+{
+	pthread_t t;
+	KCHECK_EQ(ksync_init_srcu_struct(&idle_ss), 0);
+	__atomic_store_n(&idle_hook_armed, 1, __ATOMIC_SEQ_CST);
+	KCHECK_EQ(pthread_create(&t, NULL, idle_reader, NULL), 0);
+	ksync_synchronize_srcu(&idle_ss); /* idle at its first look: the hook lets the reader in */
+	__atomic_store_n(&idle_sync_returned, 1, __ATOMIC_SEQ_CST);
+	pthread_join(t, NULL);
+	KCHECK(__atomic_load_n(&idle_reader_inside, __ATOMIC_SEQ_CST));
+	KCHECK_EQ(idle_bad, 0);
+	ksync_cleanup_srcu_struct(&idle_ss);
 }
 
 int main(int argc, char **argv)

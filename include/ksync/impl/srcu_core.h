@@ -86,7 +86,11 @@
  * takes a cookie (the seq value at which a grace period that starts after its
  * call will have ended), then under gp_mutex runs grace periods until gp_seq
  * reaches the cookie: callers queued on the mutex behind a running grace
- * period are served together by the next one.
+ * period are served together by the next one. The odd value is the token of
+ * the grace period in progress, taken by a fully ordered cmpxchg; a domain
+ * with no slot and balanced shared counters runs its grace period without
+ * the mutex, as the token's cmpxchg and a check (ksync__srcu_no_readers()
+ * says why no reader is missed), so the mutex holder may wait for the token.
  */
 #ifndef KSYNC_IMPL_SRCU_CORE_H
 #define KSYNC_IMPL_SRCU_CORE_H
@@ -225,9 +229,12 @@ __attribute__((__visibility__("default"))) void ksync__srcu_barrier_cb(struct ks
  * a section left open by a vanished thread can never end: its reader is gone
  * and no longer reads anything, and dropping it is safe.
  */
-static KSYNC_UNUSED void ksync__srcu_detach_slot(struct ksync_srcu_slot *s)
+static KSYNC_UNUSED void ksync__srcu_detach_slot(struct ksync_srcu_struct *ssp,
+					       struct ksync_srcu_slot *s)
 {
-	ksync_list_del(&s->dnode);
+	ksync_list_del_init(&s->dnode);
+	/* Release: the owner's last unlock precedes an idle grace period's check */
+	ksync_smp_store_release(&ssp->nr_slots, ssp->nr_slots - 1);
 }
 
 /* pthread key destructor: fold and free every slot of the exiting thread. */
@@ -245,7 +252,7 @@ static KSYNC_UNUSED void ksync__srcu_thread_exit(void *arg)
 					"thread exits inside a ksync_srcu_read_lock() "
 					"section; the section is dropped");
 			ksync__mutex_lock(&ssp->lock);
-			ksync__srcu_detach_slot(s);
+			ksync__srcu_detach_slot(ssp, s);
 			pthread_mutex_unlock(&ssp->lock);
 		}
 		free(s);
@@ -311,7 +318,7 @@ static KSYNC_UNUSED void ksync__srcu_atfork_child(void)
 		ksync_list_for_each_safe(sp, sn, &ssp->slots) {
 			struct ksync_srcu_slot *s = ksync_list_entry(sp, struct ksync_srcu_slot, dnode);
 			if (!ksync__srcu_slot_is_mine(s)) {
-				ksync__srcu_detach_slot(s);
+				ksync__srcu_detach_slot(ssp, s);
 				free(s);
 			}
 		}
@@ -516,7 +523,14 @@ static KSYNC_UNUSED struct ksync_srcu_slot *ksync__srcu_get_slot(struct ksync_sr
 	}
 	ksync__mutex_lock(&ssp->lock);
 	ksync_list_add(&s->dnode, &ssp->slots);
+	ksync_ulong_store(&ssp->nr_slots, ssp->nr_slots + 1);
 	pthread_mutex_unlock(&ssp->lock);
+	/*
+	 * R: the slot is counted before this thread's first section of @ssp
+	 * reads anything; pairs with the token cmpxchg that precedes the check
+	 * of an idle grace period (ksync__srcu_no_readers()).
+	 */
+	ksync_smp_mb();
 	s->tnext = t->slots;
 	t->slots = s;
 	pthread_mutex_unlock(&ksync_srcu_global_lock);
@@ -798,53 +812,84 @@ static KSYNC_UNUSED void ksync__srcu_wait_idx(struct ksync_srcu_struct *ssp, uns
 
 /*
  * Does @ssp have no reader at all, now: no thread has a slot for it and the
- * shared counters are balanced? Then the grace period has nothing to wait
- * for, and no membarrier, flip or scan is needed (an idle domain's
- * synchronize costs two fully ordered increments and this check).
+ * shared counters are balanced? Then a grace period has nothing to wait for,
+ * and no membarrier, flip or scan is needed.
  *
- * Why no reader can be missed: a thread's first section of @ssp adds its
- * slot to ssp->slots under ssp->lock before it stores its lock word; if
- * this check took the lock first, the reader's section begins after our
- * unlock and sees everything before the grace period (the lock hand-off
- * orders it, as M0 would); if the reader took it first, the slot is on the
- * list and the full grace period runs. A slot leaves the list only under
- * the lock too (thread exit, cleanup), after its owner's last unlock. The
- * shared counters: the caller's fully ordered gp_seq increment (before this
- * check) and each shared reader's fully ordered increment of lock[] (B)
- * pair: either the check sees the increment, or the reader sees the
- * caller's prior stores. Under gp_mutex.
+ * Called without any lock, by the holder of the grace-period token, after
+ * the fully ordered cmpxchg that took it (ksync__srcu_gp_begin()). Why no
+ * reader can be missed: a thread's first section of @ssp counts its slot in
+ * nr_slots, then runs a full barrier (R, in ksync__srcu_get_slot()), then
+ * stores its lock word and reads. If this check does not see the count, R
+ * and the token cmpxchg order the reader's reads after everything the
+ * updater did before taking the token (store buffering with full barriers
+ * on both sides): the reader cannot obtain what was removed. A slot leaves
+ * nr_slots only after its owner's last unlock (thread exit, cleanup), with a
+ * release that the acquire load here pairs with. The shared counters: each
+ * shared reader's fully ordered increment of lock[] (B) pairs with the
+ * token cmpxchg the same way; unlock[] before lock[] as in
+ * ksync__srcu_drained() (A).
  */
 static KSYNC_UNUSED bool ksync__srcu_no_readers(struct ksync_srcu_struct *ssp)
 {
-	bool none;
-
-	ksync__mutex_lock(&ssp->lock);
-	none = ksync_list_empty(&ssp->slots);
-	for (int i = 0; none && i < 2; i++) {
+	if (ksync_smp_load_acquire(&ssp->nr_slots) != 0) /* pairs with detach's release */
+		return false;
+	for (int i = 0; i < 2; i++) {
 		/* Acquire: pairs with C of the shared unlocks, as in ksync__srcu_drained(). */
 		unsigned long u = ksync_smp_load_acquire(&ssp->shared.unlock[i]);
 		ksync_smp_rmb(); /* A, as in ksync__srcu_drained() */
-		none = ksync_ulong_load(&ssp->shared.lock[i]) == u;
+		if (ksync_ulong_load(&ssp->shared.lock[i]) != u)
+			return false;
 	}
-	pthread_mutex_unlock(&ssp->lock);
-	return none;
+	return true;
 }
 
-/* One full grace period. Under gp_mutex. */
-static KSYNC_UNUSED void ksync__srcu_gp_one(struct ksync_srcu_struct *ssp)
+/*
+ * The grace-period token: gp_seq odd. Whoever moves gp_seq from even to odd
+ * (fully ordered cmpxchg) runs the one grace period in progress, and ends it
+ * by storing the next even value. Callers of ksync__srcu_gp_until() queue on
+ * gp_mutex and take the token under it; an idle domain's grace period takes
+ * it without the mutex (ksync__srcu_gp_try_idle()), so a mutex holder may
+ * find it taken and waits here (briefly: such a holder only checks, unless
+ * a reader registered meanwhile). Returns the odd value taken.
+ */
+static KSYNC_UNUSED unsigned long ksync__srcu_gp_begin(struct ksync_srcu_struct *ssp)
+{
+	for (unsigned long n = 0;; n++) {
+		unsigned long s = ksync_ulong_load(&ssp->gp_seq);
+		/* fully ordered: the caller's removals precede the scans and checks */
+		if (!(s & 1) && ksync_ulong_try_cmpxchg(&ssp->gp_seq, &s, s + 1))
+			return s + 1;
+		if (ksync__sched_yield(&ssp->gp_seq))
+			continue; /* a scheduler runs the holder instead (<ksync/fuzzing.h>) */
+		if (n < 24) {
+			ksync__srcu_backoff(n);
+			continue;
+		}
+		struct timespec ts = { 0, (long)((n < 34 ? 1UL << (n - 24) : 1000UL) * 1000) };
+		nanosleep(&ts, NULL);
+	}
+}
+
+/*
+ * Ending the grace period of token @odd. Release: pairs with the acquire in
+ * ksync_poll_state_synchronize_srcu(); the scans' acquire loads and M_end
+ * precede it.
+ */
+static KSYNC_ALWAYS_INLINE KSYNC_UNUSED void ksync__srcu_gp_end(struct ksync_srcu_struct *ssp,
+								unsigned long odd)
+{
+	ksync_smp_store_release(&ssp->gp_seq, odd + 1);
+}
+
+/* The waits of a grace period whose domain has readers. Token held. */
+static KSYNC_UNUSED void ksync__srcu_gp_wait_readers(struct ksync_srcu_struct *ssp)
 {
 	unsigned long id = ssp->id;
 
-	(void)ksync_ulong_fetch_add(&ssp->gp_seq, 1); /* odd: running; fully ordered */
-	if (ksync__srcu_no_readers(ssp)) {
-		/* Even: done. Fully ordered, as below. */
-		(void)ksync_ulong_fetch_add(&ssp->gp_seq, 1);
-		return;
-	}
 	/*
 	 * The waits below may sleep; a thread cancelled in one would leave
-	 * gp_mutex held and a grace period half run. (Here, not around the
-	 * whole synchronize: the idle path above needs no such care.)
+	 * the token held and a grace period half run. (Here, not around the
+	 * whole synchronize: the idle path needs no such care.)
 	 */
 	int cancel;
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
@@ -861,9 +906,39 @@ static KSYNC_UNUSED void ksync__srcu_gp_one(struct ksync_srcu_struct *ssp)
 	else
 		ksync_smp_mb();
 	KSYNC_WRITE_ONCE(ssp->gp_waiting, 0);
-	/* Even: done. Fully ordered; pairs with the acquire in ksync_poll_state_synchronize_srcu() */
-	(void)ksync_ulong_fetch_add(&ssp->gp_seq, 1);
 	pthread_setcancelstate(cancel, NULL);
+}
+
+/* One full grace period. Under gp_mutex. */
+static KSYNC_UNUSED void ksync__srcu_gp_one(struct ksync_srcu_struct *ssp)
+{
+	unsigned long odd = ksync__srcu_gp_begin(ssp);
+
+	if (!ksync__srcu_no_readers(ssp))
+		ksync__srcu_gp_wait_readers(ssp);
+	ksync__srcu_gp_end(ssp, odd);
+}
+
+/*
+ * A grace period of an idle domain (no slot, shared counters balanced),
+ * without gp_mutex: one cmpxchg and a few loads. False, having done nothing,
+ * when the domain is not idle or a grace period is running; true once a
+ * grace period that began after the call has ended (a reader that
+ * registered between the first check and the token makes it a full one).
+ */
+static KSYNC_UNUSED bool ksync__srcu_gp_try_idle(struct ksync_srcu_struct *ssp)
+{
+	if (!ksync__srcu_no_readers(ssp)) /* a hint; the check that counts is below */
+		return false;
+	KSYNC_SRCU_TEST_IDLE_DELAY();
+	unsigned long s = ksync_ulong_load(&ssp->gp_seq);
+	/* fully ordered: the caller's removals precede the check below */
+	if ((s & 1) || !ksync_ulong_try_cmpxchg(&ssp->gp_seq, &s, s + 1))
+		return false;
+	if (!ksync__srcu_no_readers(ssp))
+		ksync__srcu_gp_wait_readers(ssp);
+	ksync__srcu_gp_end(ssp, s + 1);
+	return true;
 }
 
 /**
@@ -906,6 +981,9 @@ static KSYNC_UNUSED void ksync__srcu_gp_until(struct ksync_srcu_struct *ssp, uns
 {
 	if (ksync_poll_state_synchronize_srcu(ssp, cookie))
 		return;
+	/* The cookie was taken before this call: a grace period run here satisfies it. */
+	if (ksync__srcu_gp_try_idle(ssp) && ksync_poll_state_synchronize_srcu(ssp, cookie))
+		return;
 	ksync__mutex_lock(&ssp->gp_mutex);
 	while (!ksync_poll_state_synchronize_srcu(ssp, cookie))
 		ksync__srcu_gp_one(ssp);
@@ -918,8 +996,8 @@ static KSYNC_UNUSED void ksync__srcu_gp_until(struct ksync_srcu_struct *ssp, uns
  * @ssp: the domain
  *
  * Sleeps (never in scheduler-tick steps while no reader is in the way: a
- * domain no thread reads costs one lock and a check, one whose readers are
- * all outside their sections one membarrier and two scans). Concurrent callers share
+ * domain no thread reads costs one cmpxchg and a few loads, one whose
+ * readers are all outside their sections one membarrier and two scans). Concurrent callers share
  * grace periods. Calling it inside a ksync_srcu_read_lock() section of @ssp on
  * this thread would never return: it is reported (file and line) and returns
  * at once instead, waiting for nothing.
@@ -931,6 +1009,9 @@ static KSYNC_UNUSED void ksync__srcu_gp_until(struct ksync_srcu_struct *ssp, uns
 static KSYNC_UNUSED void ksync_synchronize_srcu(struct ksync_srcu_struct *ssp)
 {
 	ksync__srcu_ensure_init(ssp);
+	/* An idle domain: no cookie needed, the grace period begins after this call. */
+	if (ksync__srcu_gp_try_idle(ssp))
+		return;
 	if (KSYNC_WARN_ONCE(ksync__srcu_self_inside(ssp),
 			    "ksync_synchronize_srcu() inside a read section of the same domain "
 			    "(self-deadlock); not waiting"))
@@ -1563,7 +1644,7 @@ static KSYNC_UNUSED void ksync_cleanup_srcu_struct(struct ksync_srcu_struct *ssp
 	ksync_list_for_each_safe(pos, n, &ssp->slots) {
 		struct ksync_srcu_slot *s = ksync_list_entry(pos, struct ksync_srcu_slot, dnode);
 		s->ssp = NULL; /* the owner frees it (ksync__srcu_gc_slots, thread exit) */
-		ksync_list_del_init(&s->dnode);
+		ksync__srcu_detach_slot(ssp, s);
 	}
 	pthread_mutex_unlock(&ssp->lock);
 	ksync_list_del_init(&ssp->dlink);

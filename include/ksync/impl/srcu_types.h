@@ -42,6 +42,15 @@ KSYNC_EXTERN_C_BEGIN
 #define KSYNC_SRCU_TEST_CALL_DELAY() do { } while (0)
 #endif
 
+/*
+ * KSYNC_SRCU_TEST_IDLE_DELAY() - test hook in an idle domain's grace period,
+ * between its first check for readers and the cmpxchg that takes the
+ * grace-period token. Empty unless a test defines it.
+ */
+#ifndef KSYNC_SRCU_TEST_IDLE_DELAY
+#define KSYNC_SRCU_TEST_IDLE_DELAY() do { } while (0)
+#endif
+
 /* Flags of ksync_init_srcu_struct_flags(). */
 /** KSYNC_SRCU_FENCED - use the fenced read side even where membarrier works. */
 #define KSYNC_SRCU_FENCED 0x1u
@@ -126,6 +135,7 @@ struct ksync_srcu_struct {
 	/* Update side, away from the readers' line. */
 	pthread_mutex_t lock KSYNC_CACHELINE_ALIGNED; /* slots, shared */
 	struct ksync_list_head slots;
+	unsigned long nr_slots;	/* on @slots; written under @lock, read without */
 	/*
 	 * Sections with no owner slot: srcu_down_read/up_read, and readers whose
 	 * slot could not be allocated. Lock and unlock counts per index,
@@ -135,8 +145,8 @@ struct ksync_srcu_struct {
 		unsigned long lock[2];
 		unsigned long unlock[2];
 	} shared;
-	pthread_mutex_t gp_mutex;	/* serialises grace periods */
-	unsigned long gp_seq;		/* 2 * completed + (1 while one runs) */
+	pthread_mutex_t gp_mutex;	/* queues the callers of grace periods */
+	unsigned long gp_seq;		/* 2 * completed + (1 while one runs): odd is the token */
 
 	/* Callbacks. */
 	void *cb_stack KSYNC_CACHELINE_ALIGNED; /* lock-free LIFO of queued heads */
@@ -167,7 +177,7 @@ struct ksync_srcu_struct {
 		/* positional, in declaration order (C++17 has no designators) */ \
 		0, 0, 0, 0,                  /* id, idx, gp_waiting, flags */  \
 		PTHREAD_MUTEX_INITIALIZER,   /* lock */                        \
-		KSYNC_LIST_HEAD_INIT((name).slots),                            \
+		KSYNC_LIST_HEAD_INIT((name).slots), 0, /* slots, nr_slots */   \
 		{ { 0, 0 }, { 0, 0 } },      /* shared */                      \
 		PTHREAD_MUTEX_INITIALIZER, 0, /* gp_mutex, gp_seq */           \
 		0, 0, 0, 0,        /* cb_stack, cb_count, cb_limit, cb_by_helper */ \
