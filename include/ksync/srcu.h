@@ -85,36 +85,27 @@ KSYNC_EXTERN_C_BEGIN
  */
 static KSYNC_ALWAYS_INLINE int ksync_srcu_read_lock(struct ksync_srcu_struct *ssp)
 {
-	unsigned long id = KSYNC_READ_ONCE(ssp->id);
-	struct ksync_srcu_thread *t = &ksync_srcu_self;
-	struct ksync_srcu_slot *s;
-
-	/* The two most recent domains inline; the rest of the cache out of line. */
-	if (ksync_likely(t->ent[0].key == ~id))
-		s = t->ent[0].slot;
-	else if (t->ent[1].key == ~id)
-		s = t->ent[1].slot;
-	else
-		return ksync__srcu_read_lock_slow(ssp);
-	unsigned long w = s->ctr;
-	/* Every section counts on the current index, nested or not. */
-	int idx = (int)(KSYNC_READ_ONCE(ssp->idx) & 1);
-	if (ksync_likely(w < 2)) { /* none open here: count on the current index */
+	/* This thread's direct words of the domain: no lookup (0 and unregistered: slow path). */
+	unsigned long *p = ksync__srcu_direct_word(KSYNC_READ_ONCE(ssp->key));
+	unsigned long w = *p;
+	/* Every section counts on the current index, nested or not (bit 1: fenced). */
+	unsigned long v = KSYNC_READ_ONCE(ssp->idx);
+	if (ksync_likely(w + w == 2 * KSYNC__SRCU_REG)) { /* registered, none open */
 		KSYNC_SRCU_TEST_DELAY();
-		w = 2 | (unsigned long)idx;
-	} else if (ksync_likely((w & 1) == (unsigned long)idx)) { /* nested */
-		w += 2;
-	} else { /* open sections on the index before a flip: the other word */
-		return ksync__srcu_slot_lock_alt(s, id, idx);
+		w = KSYNC__SRCU_IDX(v & 1) | (KSYNC__SRCU_REG + KSYNC__SRCU_ONE);
+	} else if (ksync_likely(KSYNC__SRCU_INSIDE(w, v & 1))) { /* nested */
+		w += KSYNC__SRCU_ONE;
+	} else { /* first section of this thread, no direct words, or after a flip */
+		return ksync__srcu_read_lock_slow(ssp);
 	}
-	if (id & 1) {
-		ksync_smp_store_release(&s->ctr, w); /* release for TSan's sake (see C) */
-		ksync_smp_mb(); /* B: pairs with M0 in ksync__srcu_gp_one() (fenced mode) */
+	if (v & 2) {
+		ksync_smp_store_release(p, w); /* release for TSan's sake (see C) */
+		ksync_smp_mb(); /* B: pairs with M0 in ksync__srcu_gp_wait_readers() (fenced mode) */
 	} else {
-		KSYNC_WRITE_ONCE(s->ctr, w);
+		KSYNC_WRITE_ONCE(*p, w);
 		ksync_barrier(); /* B: membarrier M0 promotes this to a full barrier */
 	}
-	return idx;
+	return (int)(v & 1);
 }
 
 /**
@@ -134,39 +125,29 @@ static KSYNC_ALWAYS_INLINE int ksync_srcu_read_lock(struct ksync_srcu_struct *ss
  */
 static KSYNC_ALWAYS_INLINE void ksync_srcu_read_unlock(struct ksync_srcu_struct *ssp, int idx)
 {
-	unsigned long id = KSYNC_READ_ONCE(ssp->id);
-	struct ksync_srcu_thread *t = &ksync_srcu_self;
-	struct ksync_srcu_slot *s;
+	unsigned long *p = ksync__srcu_direct_word(KSYNC_READ_ONCE(ssp->key));
+	unsigned long w = *p;
 
-	/*
-	 * The same two-entry lookup as ksync_srcu_read_lock(), spelled out on
-	 * purpose: a shared helper returning NULL on a miss measured 8-20 %
-	 * slower in bench_srcu (an extra test and a worse branch layout).
-	 */
-	if (ksync_likely(t->ent[0].key == ~id))
-		s = t->ent[0].slot;
-	else if (t->ent[1].key == ~id)
-		s = t->ent[1].slot;
-	else
-		goto slow;
-	{
-		unsigned long w = s->ctr;
-		/* Misuse (no open section, or another index) goes out of line. */
-		if (ksync_unlikely(w < 2 || (w & 1) != (unsigned long)idx))
-			goto slow;
-		if (id & 1) {
-			/* C: release, pairs with the acquire loads of ksync__srcu_drained() */
-			ksync_smp_store_release(&s->ctr, w - 2);
-		} else {
-			/* C: the grace period's membarriers stand for the reader's barrier */
-			ksync_barrier();
-			KSYNC_WRITE_ONCE(s->ctr, w - 2);
-		}
+	/* Misuse (no open section, or another index) and alt go out of line. */
+	if (ksync_unlikely(!KSYNC__SRCU_INSIDE(w, idx))) {
+		ksync__srcu_read_unlock_slow(ssp, idx);
+		return;
 	}
+#if KSYNC__SRCU_TSO
+	/* C: on TSO a compiler barrier and a store are a release, in both modes */
+	ksync_barrier();
+	KSYNC_WRITE_ONCE(*p, w - KSYNC__SRCU_ONE);
+#else
+	if (KSYNC_READ_ONCE(ssp->idx) & 2) {
+		/* C: release, pairs with the acquire loads of ksync__srcu_drained() */
+		ksync_smp_store_release(p, w - KSYNC__SRCU_ONE);
+	} else {
+		/* C: the grace period's membarriers stand for the reader's barrier */
+		ksync_barrier();
+		KSYNC_WRITE_ONCE(*p, w - KSYNC__SRCU_ONE);
+	}
+#endif
 	ksync__srcu_unlock_wake(ssp); /* W2: a sleeping grace period (impl/srcu_core.h) */
-	return;
-slow:
-	ksync__srcu_read_unlock_slow(ssp, idx);
 }
 
 /**

@@ -13,6 +13,7 @@
 #include "ktest.h"
 #include "srcu_peek.h"
 #include "wait.h"
+#include "wait.h"
 
 /* ThreadSanitizer cannot start threads in the child of a multi-threaded fork. */
 #if defined(__SANITIZE_THREAD__)
@@ -899,6 +900,86 @@ KTEST(idle_fast_path_never_misses_a_new_reader)
 	KCHECK_EQ(fast_bad, 0);
 	ksync_cleanup_srcu_struct(&fast_ss);
 	free(pool);
+}
+
+/*
+ * The read side reaches a thread's words of a domain through the domain's
+ * key, with no lookup: KSYNC_SRCU_DIRECT - 1 domains at a time have direct
+ * words in every thread's TLS, the rest keep them in the slot (slow path).
+ * Cleanup hands a domain's direct entry to the next domain set up; the
+ * entry must then be registered again by each thread, on the new domain's
+ * list, or the new domain's grace periods would not see its sections.
+ */
+#define MANY_DOMAINS (KSYNC_SRCU_DIRECT + 9)
+static struct ksync_srcu_struct many_ss[MANY_DOMAINS];
+
+struct gp_probe {
+	struct ksync_srcu_struct *ssp;
+	int returned;
+};
+
+static void *gp_probe_main(void *arg)
+{
+	struct gp_probe *g = (struct gp_probe *)arg;
+	ksync_synchronize_srcu(g->ssp);
+	__atomic_store_n(&g->returned, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/*
+ * With a section of @ssp open on this thread (index @idx), a grace period
+ * started by another thread must not end; then end the section.
+ */
+static void gp_must_wait_then_unlock(struct ksync_srcu_struct *ssp, int idx)
+{
+	struct gp_probe g = { ssp, 0 };
+	pthread_t t;
+	KCHECK_EQ(pthread_create(&t, NULL, gp_probe_main, &g), 0);
+	kt_sleep_ms(20);
+	KCHECK_EQ(__atomic_load_n(&g.returned, __ATOMIC_SEQ_CST), 0);
+	ksync_srcu_read_unlock(ssp, idx);
+	pthread_join(t, NULL);
+	KCHECK_EQ(g.returned, 1);
+}
+
+KTEST(direct_words_recycled_by_cleanup_and_domains_past_them)
+{
+	int idx[MANY_DOMAINS];
+
+	for (int i = 0; i < MANY_DOMAINS; i++)
+		KCHECK_EQ(ksync_init_srcu_struct(&many_ss[i]), 0);
+	/* Sections open in every domain at once, two deep, from one thread. */
+	for (int i = 0; i < MANY_DOMAINS; i++) {
+		idx[i] = ksync_srcu_read_lock(&many_ss[i]);
+		int in = ksync_srcu_read_lock(&many_ss[i]);
+		ksync_srcu_read_unlock(&many_ss[i], in);
+	}
+	for (int i = 0; i < MANY_DOMAINS; i++)
+		KCHECK(ksync_srcu_read_lock_held(&many_ss[i]));
+	/* The first domains have direct words, the last ones do not: both are waited for. */
+	gp_must_wait_then_unlock(&many_ss[0], idx[0]);
+	gp_must_wait_then_unlock(&many_ss[MANY_DOMAINS - 1], idx[MANY_DOMAINS - 1]);
+	for (int i = 1; i < MANY_DOMAINS - 1; i++)
+		ksync_srcu_read_unlock(&many_ss[i], idx[i]);
+	for (int i = 0; i < MANY_DOMAINS; i++)
+		KCHECK(!ksync_srcu_read_lock_held(&many_ss[i]));
+
+	/*
+	 * Recycle: clean the first ten up and set ten up again (they take the
+	 * freed direct entries). This thread registered with the old owners of
+	 * those entries; its sections of the new domains must still be seen.
+	 */
+	for (int i = 0; i < 10; i++) {
+		ksync_cleanup_srcu_struct(&many_ss[i]);
+		KCHECK_EQ(ksync_init_srcu_struct(&many_ss[i]), 0);
+	}
+	for (int i = 0; i < 10; i++) {
+		int x = ksync_srcu_read_lock(&many_ss[i]);
+		KCHECK(ksync_srcu_read_lock_held(&many_ss[i]));
+		gp_must_wait_then_unlock(&many_ss[i], x);
+	}
+	for (int i = 0; i < MANY_DOMAINS; i++)
+		ksync_cleanup_srcu_struct(&many_ss[i]);
 }
 
 int main(int argc, char **argv)

@@ -10,23 +10,39 @@
  * THEORY OF OPERATION
  *
  * Slots. Each (thread, domain) pair has a slot with two words, ctr and alt.
- * A word holds twice the number of the thread's open ksync_srcu_read_lock()
- * sections counted in it plus, in bit 0, the index i they count on; it is
- * "inside index i" while word >= 2 and word & 1 == i. Every lock, nested or
- * not, counts on the current index i = ssp->idx & 1 (as the kernel's
- * per-index counters do): in ctr when ctr is free (< 2: store 2 | i, a value
- * that does not depend on a previous load) or already on i (ctr + 2);
- * otherwise ctr still counts sections begun before a flip and the lock goes
- * to alt the same way. Should alt be busy on that old index too (ctr drained
- * and refilled on the old index before a second flip), alt's count is first
- * added to ctr, which stays inside the old index throughout, and alt starts
- * afresh on i. An unlock takes 2 off the word that is inside the index it
- * names. Hence sections that overlap hand over hand move to the new index
- * after a flip, and cannot hold off a grace period forever (with one word
- * that stayed on its outermost section's index, they did). Only the owner
- * writes the words, with plain stores. Sections with no owner (srcu_down_read
- * / srcu_up_read, and readers whose slot allocation failed) count in the
- * domain's shared lock[i]/unlock[i] with fully ordered read-modify-writes.
+ * A word is 0 until the slot is on the domain's list; then it holds
+ * REG (1), plus ONE (2) per open ksync_srcu_read_lock() section of the
+ * thread counted in it, plus in its top bit the index i they count on; it is
+ * "inside index i" while it counts a section and its top bit is i (one
+ * signed compare of word ^ IDX(i), see KSYNC__SRCU_INSIDE). Every lock,
+ * nested or not, counts on the current index i = ssp->idx & 1 (as the
+ * kernel's per-index counters do): in ctr when ctr is free (REG: store
+ * IDX(i) | REG + ONE, a value that does not depend on a previous load) or
+ * already on i (ctr + ONE); otherwise ctr still counts sections begun before
+ * a flip and the lock goes to alt the same way. Should alt be busy on that
+ * old index too (ctr drained and refilled on the old index before a second
+ * flip), alt's count is first added to ctr, which stays inside the old index
+ * throughout, and alt starts afresh on i. An unlock takes ONE off the word
+ * that is inside the index it names. Hence sections that overlap hand over
+ * hand move to the new index after a flip, and cannot hold off a grace
+ * period forever (with one word that stayed on its outermost section's
+ * index, they did). Only the owner writes the words, with plain stores.
+ * Sections with no owner (srcu_down_read / srcu_up_read, and readers whose
+ * slot allocation failed) count in the domain's shared lock[i]/unlock[i]
+ * with fully ordered read-modify-writes.
+ *
+ * Where the words are. The read side finds them with no lookup: a domain
+ * set up while one of KSYNC_SRCU_DIRECT - 1 entries is free owns entry k of
+ * every thread's TLS words (ksync_srcu_self.words[k]) and its key is that
+ * entry's offset; the fast path reads the word at the key and takes the
+ * slow path unless it is registered. A thread's first section registers
+ * the entry (slot on the list, then the word to REG); thread exit
+ * unregisters every entry before the TLS goes away (the exit hook, so the
+ * direct words are used only once it is armed); cleanup puts the entry of
+ * each thread back to 0 before it is handed to the next domain. Entry 0 is
+ * never registered: the key of a domain without direct words (more than
+ * KSYNC_SRCU_DIRECT - 1 at once) or not set up yet, whose words live in the
+ * slot and are reached by the slow path through the per-thread cache.
  *
  * Scans. Index i has drained (ksync__srcu_drained) when no slot word is
  * inside i and shared unlock[i] == shared lock[i]. The scan runs under ssp->lock, so no
@@ -140,6 +156,8 @@ KSYNC__SRCU_SHARED unsigned long ksync_srcu_id_counter;
 KSYNC__SRCU_SHARED int ksync_srcu_membarrier_state;
 KSYNC__SRCU_SHARED int ksync_srcu_proc_ready;
 KSYNC__SRCU_SHARED pthread_key_t ksync_srcu_key;
+/* Bit k: the direct words k of every thread belong to a domain (bit 0: never). */
+KSYNC__SRCU_SHARED unsigned long ksync_srcu_direct_used;
 /* Bumped in every fork() child: a thread that sees it change is in a child. */
 KSYNC__SRCU_SHARED unsigned long ksync_srcu_fork_gen;
 
@@ -154,6 +172,15 @@ static KSYNC_ALWAYS_INLINE struct ksync_srcu_slot *ksync__srcu_cached_slot(unsig
 		if (t->ent[i].key == ~id)
 			return t->ent[i].slot;
 	return NULL;
+}
+
+/*
+ * This thread's direct ctr word for the domain of @key (entry 0, never
+ * registered, for a domain without direct words or not yet set up).
+ */
+static KSYNC_ALWAYS_INLINE unsigned long *ksync__srcu_direct_word(unsigned long key)
+{
+	return (unsigned long *)((char *)&ksync_srcu_self + key);
 }
 
 /* The domain's callback limit (see ksync_srcu_set_cb_limit()). */
@@ -248,7 +275,7 @@ static KSYNC_UNUSED void ksync__srcu_thread_exit(void *arg)
 		struct ksync_srcu_slot *next = s->tnext;
 		struct ksync_srcu_struct *ssp = s->ssp;
 		if (ssp) {
-			KSYNC_WARN_ONCE(s->ctr >= 2 || s->alt >= 2,
+			KSYNC_WARN_ONCE(KSYNC__SRCU_BUSY(s->w[0]) || KSYNC__SRCU_BUSY(s->w[1]),
 					"thread exits inside a ksync_srcu_read_lock() "
 					"section; the section is dropped");
 			ksync__mutex_lock(&ssp->lock);
@@ -260,7 +287,9 @@ static KSYNC_UNUSED void ksync__srcu_thread_exit(void *arg)
 	}
 	t->slots = NULL;
 	memset(t->ent, 0, sizeof(t->ent));
-	t->state = 2; /* later uses in this thread go to the shared counters */
+	/* Unregistered: a later section takes the slow path, to the shared counters */
+	memset(t->words, 0, sizeof(t->words));
+	t->state = 2;
 	pthread_mutex_unlock(&ksync_srcu_global_lock);
 }
 
@@ -389,6 +418,13 @@ static KSYNC_UNUSED void ksync__srcu_setup(struct ksync_srcu_struct *ssp)
 	if (env && env[0] && env[0] != '0')
 		fenced = true;
 	unsigned long n = ++ksync_srcu_id_counter;
+	unsigned long k = 0; /* the direct words, if one is free (see KSYNC_SRCU_DIRECT) */
+	for (unsigned long i = 1; !k && i < KSYNC_SRCU_DIRECT; i++)
+		if (!(ksync_srcu_direct_used & (1UL << i)))
+			k = i;
+	ksync_srcu_direct_used |= 1UL << k;
+	ssp->key = k * sizeof(struct ksync_srcu_words);
+	ssp->idx = fenced ? 2UL : 0UL; /* bit 1: fenced, for the read side's fast path */
 	ksync_list_add(&ssp->dlink, &ksync_srcu_domains);
 	/* Publishes the initialised domain to ksync__srcu_ensure_init() */
 	ksync_smp_store_release(&ssp->id, (n << 1) | (fenced ? 1UL : 0UL));
@@ -449,6 +485,15 @@ static KSYNC_UNUSED int ksync_init_srcu_struct(struct ksync_srcu_struct *ssp)
 
 /* ------------------------------------------------------------------------ */
 /* Slots                                                                    */
+
+/* Store a slot word of this thread (a lock or an unlock), in the domain's mode. */
+#define KSYNC__SRCU_STORE_WORD(id, p, v)                                       \
+	do {                                                                   \
+		if ((id) & 1)                                                  \
+			ksync_smp_store_release((p), (v)); /* C on unlocks */ \
+		else                                                           \
+			KSYNC_WRITE_ONCE(*(p), (v));                           \
+	} while (0)
 
 /* Move (or insert) the domain @id to the front of this thread's cache. */
 static KSYNC_UNUSED void ksync__srcu_cache_insert(unsigned long id, struct ksync_srcu_slot *s)
@@ -521,9 +566,19 @@ static KSYNC_UNUSED struct ksync_srcu_slot *ksync__srcu_get_slot(struct ksync_sr
 		    pthread_setspecific(ksync_srcu_key, (void *)t) == 0)
 			t->state = 1;
 	}
+	/*
+	 * The direct words need the exit hook: at this thread's exit they
+	 * leave the domain's list before its TLS goes away. They are free:
+	 * only this domain uses entry k, and cleanup clears it.
+	 */
+	unsigned long k = ssp->key / sizeof(struct ksync_srcu_words);
+	s->w = (k && t->state == 1) ? &t->words[k].ctr : s->own;
 	ksync__mutex_lock(&ssp->lock);
 	ksync_list_add(&s->dnode, &ssp->slots);
 	ksync_ulong_store(&ssp->nr_slots, ssp->nr_slots + 1);
+	/* Registered (no section): from now on the read side's fast path takes it. */
+	KSYNC__SRCU_STORE_WORD(id, &s->w[0], KSYNC__SRCU_REG);
+	KSYNC__SRCU_STORE_WORD(id, &s->w[1], KSYNC__SRCU_REG);
 	pthread_mutex_unlock(&ssp->lock);
 	/*
 	 * R: the slot is counted before this thread's first section of @ssp
@@ -538,35 +593,35 @@ static KSYNC_UNUSED struct ksync_srcu_slot *ksync__srcu_get_slot(struct ksync_sr
 	return s;
 }
 
-/* Store a slot word of this thread (a lock or an unlock), in the domain's mode. */
-#define KSYNC__SRCU_STORE_WORD(id, p, v)                                       \
-	do {                                                                   \
-		if ((id) & 1)                                                  \
-			ksync_smp_store_release((p), (v)); /* C on unlocks */ \
-		else                                                           \
-			KSYNC_WRITE_ONCE(*(p), (v));                           \
-	} while (0)
-
 /*
- * A lock on @idx when ctr is inside the other index (see "Slots"): count it
- * in alt, merging alt into ctr first if alt is busy on that other index too.
+ * A lock on @idx in this thread's slot @s (see "Slots"): in ctr when it is
+ * free or already on @idx; else in alt, merging alt into ctr first if alt is
+ * busy on the other index too. The read side's slow path.
  */
-static KSYNC_NOINLINE KSYNC_UNUSED int ksync__srcu_slot_lock_alt(struct ksync_srcu_slot *s,
-								 unsigned long id, int idx)
+static KSYNC_UNUSED int ksync__srcu_slot_lock(struct ksync_srcu_slot *s, unsigned long id, int idx)
 {
-	unsigned long a = s->alt;
-	if (a < 2) {
-		a = 2 | (unsigned long)idx;
-	} else if ((a & 1) == (unsigned long)idx) {
-		a += 2;
+	const unsigned long fresh = KSYNC__SRCU_IDX(idx) | (KSYNC__SRCU_REG + KSYNC__SRCU_ONE);
+	unsigned long *p = &s->w[0], w = *p;
+	if (!KSYNC__SRCU_BUSY(w)) {
+		w = fresh;
+	} else if (KSYNC__SRCU_INSIDE(w, idx)) {
+		w += KSYNC__SRCU_ONE;
 	} else {
-		/* ctr and alt both inside !idx: ctr takes alt's count, stays inside. */
-		KSYNC__SRCU_STORE_WORD(id, &s->ctr, s->ctr + (a & ~1UL));
-		a = 2 | (unsigned long)idx;
+		unsigned long a = s->w[1];
+		p = &s->w[1];
+		if (!KSYNC__SRCU_BUSY(a)) {
+			w = fresh;
+		} else if (KSYNC__SRCU_INSIDE(a, idx)) {
+			w = a + KSYNC__SRCU_ONE;
+		} else {
+			/* ctr and alt both inside !idx: ctr takes alt's count, stays inside. */
+			KSYNC__SRCU_STORE_WORD(id, &s->w[0], w + KSYNC__SRCU_COUNT(a) - KSYNC__SRCU_REG);
+			w = fresh;
+		}
 	}
-	KSYNC__SRCU_STORE_WORD(id, &s->alt, a);
+	KSYNC__SRCU_STORE_WORD(id, p, w);
 	if (id & 1)
-		ksync_smp_mb(); /* B: pairs with M0 in ksync__srcu_gp_one() */
+		ksync_smp_mb(); /* B: pairs with M0 in ksync__srcu_gp_wait_readers() */
 	else
 		ksync_barrier(); /* B: promoted by membarrier M0 */
 	return idx;
@@ -651,23 +706,7 @@ static KSYNC_NOINLINE KSYNC_UNUSED int ksync__srcu_read_lock_slow(struct ksync_s
 		ksync__srcu_shared_count(id, 1); /* lets this thread's unlocks reach the shared slot */
 		return idx;
 	}
-	unsigned long w = s->ctr;
-	if (w < 2)
-		w = 2 | (unsigned long)idx;
-	else if ((w & 1) == (unsigned long)idx)
-		w += 2;
-	else
-		return ksync__srcu_slot_lock_alt(s, id, idx);
-	if (id & 1) {
-		/* Release so TSan builds see the slot's owner as its only writer
-		 * before B; the ordering itself is B's. */
-		ksync_smp_store_release(&s->ctr, w);
-		ksync_smp_mb(); /* B: pairs with M0 in ksync__srcu_gp_one() */
-	} else {
-		KSYNC_WRITE_ONCE(s->ctr, w);
-		ksync_barrier(); /* B: promoted by membarrier M0 */
-	}
-	return idx;
+	return ksync__srcu_slot_lock(s, id, idx);
 }
 
 /*
@@ -697,12 +736,12 @@ static KSYNC_NOINLINE KSYNC_UNUSED void ksync__srcu_read_unlock_slow(struct ksyn
 	unsigned long id = KSYNC_READ_ONCE(ssp->id);
 
 	for (int k = 0; s && k < 2; k++) {
-		unsigned long *p = k ? &s->alt : &s->ctr;
+		unsigned long *p = &s->w[k];
 		unsigned long w = *p;
-		if (w >= 2 && (w & 1) == (unsigned long)idx) {
+		if (KSYNC__SRCU_INSIDE(w, idx)) {
 			if (!(id & 1))
 				ksync_barrier(); /* C: promoted by membarrier */
-			KSYNC__SRCU_STORE_WORD(id, p, w - 2); /* C: release in fenced mode */
+			KSYNC__SRCU_STORE_WORD(id, p, w - KSYNC__SRCU_ONE); /* C: release in fenced mode */
 			ksync__srcu_unlock_wake(ssp); /* W2 */
 			return;
 		}
@@ -739,7 +778,7 @@ static KSYNC_UNUSED int ksync__srcu_self_inside(const struct ksync_srcu_struct *
 		if (!s)
 			return 0;
 	}
-	return s->ctr >= 2 || s->alt >= 2;
+	return KSYNC__SRCU_BUSY(s->w[0]) || KSYNC__SRCU_BUSY(s->w[1]);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -763,10 +802,9 @@ static KSYNC_UNUSED bool ksync__srcu_drained(struct ksync_srcu_struct *ssp, int 
 	drained = l == u;
 	ksync_list_for_each(pos, &ssp->slots) {
 		struct ksync_srcu_slot *s = ksync_list_entry(pos, struct ksync_srcu_slot, dnode);
-		unsigned long w = ksync_smp_load_acquire(&s->ctr); /* pairs with C */
-		unsigned long a = ksync_smp_load_acquire(&s->alt); /* pairs with C */
-		if ((w >= 2 && (w & 1) == (unsigned long)idx) ||
-		    (a >= 2 && (a & 1) == (unsigned long)idx))
+		unsigned long w = ksync_smp_load_acquire(&s->w[0]); /* pairs with C */
+		unsigned long a = ksync_smp_load_acquire(&s->w[1]); /* pairs with C */
+		if (KSYNC__SRCU_INSIDE(w, idx) || KSYNC__SRCU_INSIDE(a, idx))
 			drained = false;
 	}
 	pthread_mutex_unlock(&ssp->lock);
@@ -897,7 +935,7 @@ static KSYNC_UNUSED void ksync__srcu_gp_wait_readers(struct ksync_srcu_struct *s
 	int cur = (int)(KSYNC_READ_ONCE(ssp->idx) & 1);
 	if (KSYNC_SRCU_MUTATE_SKIP_WAIT != 1)
 		ksync__srcu_wait_idx(ssp, id, cur ^ 1);
-	KSYNC_WRITE_ONCE(ssp->idx, ssp->idx + 1); /* the flip */
+	KSYNC_WRITE_ONCE(ssp->idx, ssp->idx ^ 1); /* the flip (bit 1, fenced, stays) */
 	if (KSYNC_SRCU_MUTATE_SKIP_WAIT != 2)
 		ksync__srcu_wait_idx(ssp, id, cur);
 	/* M_end: pairs with the readers' C (see "End") */
@@ -1645,8 +1683,18 @@ static KSYNC_UNUSED void ksync_cleanup_srcu_struct(struct ksync_srcu_struct *ssp
 		struct ksync_srcu_slot *s = ksync_list_entry(pos, struct ksync_srcu_slot, dnode);
 		s->ssp = NULL; /* the owner frees it (ksync__srcu_gc_slots, thread exit) */
 		ksync__srcu_detach_slot(ssp, s);
+		/*
+		 * Unregistered: the owner's direct words go back to 0 for the
+		 * next domain given entry k (no section is open: checked above;
+		 * a later use of this domain is a use after cleanup).
+		 */
+		if (s->w != s->own) {
+			ksync_ulong_store(&s->w[0], 0);
+			ksync_ulong_store(&s->w[1], 0);
+		}
 	}
 	pthread_mutex_unlock(&ssp->lock);
+	ksync_srcu_direct_used &= ~((1UL << (ssp->key / sizeof(struct ksync_srcu_words))) & ~1UL);
 	ksync_list_del_init(&ssp->dlink);
 #if KSYNC_DEBUG_ENABLED
 	if (ssp->dbg_set) {
@@ -1656,9 +1704,11 @@ static KSYNC_UNUSED void ksync_cleanup_srcu_struct(struct ksync_srcu_struct *ssp
 #endif
 	/* Back to the state of a static domain never used: a later use sets it up again. */
 	memset(&ssp->shared, 0, sizeof(ssp->shared));
+	ssp->idx = 0;
 	KSYNC_WRITE_ONCE(ssp->helper_state, 0);
 	ssp->poll_req_valid = 0;
 	ssp->cb_by_helper = 0;
+	KSYNC_WRITE_ONCE(ssp->key, 0);
 	KSYNC_WRITE_ONCE(ssp->id, 0);
 	pthread_mutex_unlock(&ksync_srcu_global_lock);
 }

@@ -56,17 +56,56 @@ KSYNC_EXTERN_C_BEGIN
 #define KSYNC_SRCU_FENCED 0x1u
 
 /*
- * struct ksync_srcu_slot - one thread's state for one domain (internal).
- * @ctr: 2 * the number of the thread's open ksync_srcu_read_lock() sections
- * counted here, plus the index (bit 0) they count on. Only the owning thread
- * writes it (plain stores); the grace period reads it.
- * @alt: the same for sections begun on the other index while @ctr still
- * counts sections of the index before a flip (overlapping sections, see
- * "Slots" in impl/srcu_core.h). Same cache line, same rules.
+ * Slot words (internal). A word is 0 while no domain's list holds it (the
+ * read side then takes its slow path, which registers it); once registered
+ * it is KSYNC__SRCU_REG, plus KSYNC__SRCU_ONE per open section counted in it,
+ * plus in its top bit (KSYNC__SRCU_IDX()) the index those sections count on.
+ * Only the owning thread writes it; the grace period reads it. The index in
+ * the top bit makes "inside index i" one signed compare of the word xor
+ * KSYNC__SRCU_IDX(i), and "registered, no section" one add and compare.
  */
-struct ksync_srcu_slot {
+#define KSYNC__SRCU_REG 1UL
+#define KSYNC__SRCU_ONE 2UL
+#define KSYNC__SRCU_IDX(idx) ((unsigned long)(idx) << (sizeof(unsigned long) * 8 - 1))
+
+/* The word @w without its index bit: REG + ONE * sections once registered. */
+#define KSYNC__SRCU_COUNT(w) (((w) << 1) >> 1)
+
+/* Is the word @w inside index @idx: does it count an open section on it? */
+#define KSYNC__SRCU_INSIDE(w, idx) ((long)((w) ^ KSYNC__SRCU_IDX(idx)) > (long)KSYNC__SRCU_REG)
+
+/* Does the word @w count an open section, on either index? */
+#define KSYNC__SRCU_BUSY(w) (KSYNC__SRCU_COUNT(w) > KSYNC__SRCU_REG)
+
+/*
+ * struct ksync_srcu_words - a (thread, domain) pair's two words.
+ * @ctr: the thread's sections of the domain.
+ * @alt: sections begun on the other index while @ctr still counts sections
+ * of the index before a flip (overlapping sections, see "Slots" in
+ * impl/srcu_core.h).
+ */
+struct ksync_srcu_words {
 	unsigned long ctr;
 	unsigned long alt;
+};
+
+/*
+ * KSYNC_SRCU_DIRECT - per-thread words for this many domains at once (minus
+ * one: entry 0 is never registered), in the thread's TLS, reached by the
+ * read side from the domain's key with no lookup. Domains beyond them keep
+ * their words in the slot and take the read side's slow path.
+ */
+#define KSYNC_SRCU_DIRECT 32
+
+/*
+ * struct ksync_srcu_slot - one thread's registration with one domain
+ * (internal): its place on the domain's list, and where its words are.
+ * @w: the words, ctr then alt: the owner's direct TLS entry of the domain
+ * (ksync_srcu_thread.words), or @own.
+ */
+struct ksync_srcu_slot {
+	unsigned long *w;
+	unsigned long own[2];
 	unsigned long id;		  /* the domain's id when created; immutable */
 	struct ksync_srcu_struct *ssp;	  /* NULL once the domain is gone (global lock) */
 	struct ksync_list_head dnode;	  /* on ssp->slots, under ssp->lock */
@@ -81,8 +120,12 @@ struct ksync_srcu_tcache_ent {
 	struct ksync_srcu_slot *slot;
 };
 
-/* Per-thread state (internal): the cache and the list of this thread's slots. */
+/*
+ * Per-thread state (internal): the direct words (first, so that a domain's
+ * key is their offset from the object), the cache, this thread's slots.
+ */
 struct ksync_srcu_thread {
+	struct ksync_srcu_words words[KSYNC_SRCU_DIRECT];
 	struct ksync_srcu_tcache_ent ent[KSYNC_SRCU_TCACHE];
 	struct ksync_srcu_slot *slots;
 	/*
@@ -127,8 +170,9 @@ KSYNC__SRCU_SHARED __thread struct ksync_srcu_thread ksync_srcu_self;
  */
 struct ksync_srcu_struct {
 	/* Read mostly: what readers load. */
+	unsigned long key;	/* offset of the direct words in ksync_srcu_self (0: none) */
 	unsigned long id;	/* unique, nonzero once set up; bit 0: fenced mode */
-	unsigned long idx;	/* bit 0: the index new readers count on */
+	unsigned long idx;	/* bit 0: the index new readers count on; bit 1: fenced mode */
 	int gp_waiting;		/* a grace period is waiting for readers */
 	unsigned int flags;	/* KSYNC_SRCU_* given at init */
 
@@ -175,7 +219,7 @@ struct ksync_srcu_struct {
 #define KSYNC_SRCU_INITIALIZER(name)                                           \
 	{                                                                      \
 		/* positional, in declaration order (C++17 has no designators) */ \
-		0, 0, 0, 0,                  /* id, idx, gp_waiting, flags */  \
+		0, 0, 0, 0, 0,     /* key, id, idx, gp_waiting, flags */       \
 		PTHREAD_MUTEX_INITIALIZER,   /* lock */                        \
 		KSYNC_LIST_HEAD_INIT((name).slots), 0, /* slots, nr_slots */   \
 		{ { 0, 0 }, { 0, 0 } },      /* shared */                      \
