@@ -423,8 +423,9 @@ static KSYNC_UNUSED void ksync__srcu_setup(struct ksync_srcu_struct *ssp)
 		if (!(ksync_srcu_direct_used & (1UL << i)))
 			k = i;
 	ksync_srcu_direct_used |= 1UL << k;
-	ssp->key = k * sizeof(struct ksync_srcu_words);
-	ssp->idx = fenced ? 2UL : 0UL; /* bit 1: fenced, for the read side's fast path */
+	/* Once: the fast path of a static domain's first readers loads both meanwhile. */
+	KSYNC_WRITE_ONCE(ssp->key, k * sizeof(struct ksync_srcu_words));
+	KSYNC_WRITE_ONCE(ssp->idx, fenced ? 2UL : 0UL); /* bit 1: fenced, for the fast path */
 	ksync_list_add(&ssp->dlink, &ksync_srcu_domains);
 	/* Publishes the initialised domain to ksync__srcu_ensure_init() */
 	ksync_smp_store_release(&ssp->id, (n << 1) | (fenced ? 1UL : 0UL));
@@ -1704,7 +1705,7 @@ static KSYNC_UNUSED void ksync_cleanup_srcu_struct(struct ksync_srcu_struct *ssp
 #endif
 	/* Back to the state of a static domain never used: a later use sets it up again. */
 	memset(&ssp->shared, 0, sizeof(ssp->shared));
-	ssp->idx = 0;
+	KSYNC_WRITE_ONCE(ssp->idx, 0);
 	KSYNC_WRITE_ONCE(ssp->helper_state, 0);
 	ssp->poll_req_valid = 0;
 	ssp->cb_by_helper = 0;
