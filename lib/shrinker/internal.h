@@ -140,14 +140,13 @@ struct ksync_shrinker_registry {
 	struct ksync_shrinker_record *free_batch; /* released records not yet queued */
 	int free_batch_len;
 	/*
-	 * Freed (after a grace period) records for reuse, under cache_lock, NOT
-	 * the mutex: the SRCU callback that fills the cache must never wait for
-	 * the mutex (see records.c). cache_lock is never held across a call
-	 * into SRCU.
+	 * Freed (after a grace period) records for reuse: a lock-free stack the
+	 * SRCU callback pushes onto (it must never wait for the mutex, see
+	 * records.c), taken whole under the mutex onto record_mine.
 	 */
-	pthread_mutex_t cache_lock;
-	struct ksync_shrinker_record *record_cache;
-	int record_cache_len;
+	void *record_cache;
+	ksync_atomic_t record_cache_len; /* about how many both hold */
+	struct ksync_shrinker_record *record_mine; /* under the mutex */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -232,7 +231,9 @@ id_lookup(struct ksync_shrinker_registry *reg, unsigned int id)
 }
 
 /* records.c */
-struct ksync_shrinker_record *record_alloc(struct ksync_shrinker_registry *reg);
+struct ksync_shrinker_record *record_alloc_locked(struct ksync_shrinker_registry *reg);
+struct ksync_shrinker_record *record_release_locked(struct ksync_shrinker_record *rec);
+void records_queue(struct ksync_shrinker_registry *reg, struct ksync_shrinker_record *batch);
 void record_release(struct ksync_shrinker_record *rec);
 void records_flush_locked_batch(struct ksync_shrinker_registry *reg);
 void records_destroy(struct ksync_shrinker_registry *reg);

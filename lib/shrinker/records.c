@@ -12,11 +12,17 @@
  * RECORD_CACHE_MAX) for the next registration: mount/umount storms then
  * neither hit malloc's slow paths nor fault in pages that free() trimmed.
  *
- * The cache has its own lock, never reg->mutex: the SRCU callback that fills
- * it must never wait for reg->mutex, because writers holding the mutex call
- * ksync_call_srcu(), which may wait until that callback's helper thread has
- * worked the queue down (a deadlock). cache_lock is never held across a call
- * into SRCU.
+ * The cache takes no lock on the callback's side: the SRCU callback that
+ * fills it must never wait for reg->mutex, because writers holding the
+ * mutex call ksync_call_srcu(), which may wait until that callback's helper
+ * thread has worked the queue down (a deadlock). So the callback pushes its
+ * batch onto a lock-free stack (record_cache: a cmpxchg per batch), and
+ * registrations, one at a time under reg->mutex, take the whole stack at
+ * once (an exchange) onto a list of their own (record_mine) and pop from
+ * it with plain accesses. One consumer at a time makes the stack free of
+ * ABA: between its load of the head and its exchange only pushes happen.
+ * A registration thus allocates its record inside the critical section it
+ * needs anyway (the id), with no lock of its own.
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -33,18 +39,22 @@ static void free_rcu_record_batch(struct ksync_rcu_head *head)
 	struct ksync_shrinker_record *rec = ksync_container_of(head, struct ksync_shrinker_record, rcu);
 	struct ksync_shrinker_registry *reg = rec->reg;
 
-	/* No reader can hold these any more: keep some for reuse. */
-	ksync__mutex_lock(&reg->cache_lock);
-	while (rec && reg->record_cache_len < RECORD_CACHE_MAX) {
-		struct ksync_shrinker_record *next = rec->free_next;
+	/* No reader can hold these any more: keep them for reuse, up to the bound. */
+	if (ksync_atomic_read(&reg->record_cache_len) < RECORD_CACHE_MAX) {
+		struct ksync_shrinker_record *last = rec;
+		int n = 1;
 
 		rec->magic = 0;
-		rec->free_next = reg->record_cache;
-		reg->record_cache = rec;
-		reg->record_cache_len++;
-		rec = next;
+		for (; last->free_next; last = last->free_next, n++)
+			last->free_next->magic = 0;
+		ksync_atomic_add(n, &reg->record_cache_len);
+		void *head = ksync_ptr_load(&reg->record_cache);
+		do
+			last->free_next = (struct ksync_shrinker_record *)head;
+		/* Fully ordered: the records' stores before the push; pairs with the take's exchange. */
+		while (!ksync_ptr_try_cmpxchg(&reg->record_cache, &head, rec));
+		return;
 	}
-	pthread_mutex_unlock(&reg->cache_lock);
 	while (rec) {
 		struct ksync_shrinker_record *next = rec->free_next;
 
@@ -82,30 +92,41 @@ void records_flush_locked_batch(struct ksync_shrinker_registry *reg)
 /* After the registry's last grace period: free the cache. */
 void records_destroy(struct ksync_shrinker_registry *reg)
 {
-	while (reg->record_cache) {
-		struct ksync_shrinker_record *r = reg->record_cache;
+	struct ksync_shrinker_record *lists[2] = {
+		(struct ksync_shrinker_record *)ksync_ptr_xchg(&reg->record_cache, NULL),
+		reg->record_mine,
+	};
 
-		reg->record_cache = r->free_next;
-		free(r);
+	reg->record_mine = NULL;
+	for (int i = 0; i < 2; i++) {
+		while (lists[i]) {
+			struct ksync_shrinker_record *r = lists[i];
+
+			lists[i] = r->free_next;
+			free(r);
+		}
 	}
 }
 
-/* A zeroed record, from the cache or malloc. */
-struct ksync_shrinker_record *record_alloc(struct ksync_shrinker_registry *reg)
+/* A zeroed record, from the cache or malloc. Under reg->mutex. */
+struct ksync_shrinker_record *record_alloc_locked(struct ksync_shrinker_registry *reg)
 {
-	struct ksync_shrinker_record *rec;
+	struct ksync_shrinker_record *rec = reg->record_mine;
 
-	ksync__mutex_lock(&reg->cache_lock);
-	rec = reg->record_cache;
-	if (rec) {
-		reg->record_cache = rec->free_next;
-		reg->record_cache_len--;
+	if (!rec && ksync_ptr_load(&reg->record_cache)) {
+		/* Take the whole stack (fully ordered: pairs with the pushes' cmpxchg). */
+		rec = (struct ksync_shrinker_record *)ksync_ptr_xchg(&reg->record_cache, NULL);
+		int n = 0;
+		for (struct ksync_shrinker_record *r = rec; r; r = r->free_next)
+			n++;
+		ksync_atomic_sub(n, &reg->record_cache_len);
 	}
-	pthread_mutex_unlock(&reg->cache_lock);
-	if (rec)
+	if (rec) {
+		reg->record_mine = rec->free_next;
 		memset(rec, 0, reg->record_size);
-	else
+	} else {
 		rec = KSYNC__ALLOC(calloc(1, reg->record_size));
+	}
 	return rec;
 }
 
@@ -121,23 +142,40 @@ void retire_deferred_locked(struct ksync_shrinker_record *rec)
 		ksync_atomic_long_add(retired, &reg->retired);
 }
 
-/* Retire @rec's id and global counters and queue its memory (mutex not held). */
-void record_release(struct ksync_shrinker_record *rec)
+/*
+ * Retire @rec's id and put it on the pending batch (under reg->mutex).
+ * Return: a full batch for records_queue() after the unlock, or NULL.
+ */
+struct ksync_shrinker_record *record_release_locked(struct ksync_shrinker_record *rec)
 {
 	struct ksync_shrinker_registry *reg = rec->reg;
-	struct ksync_shrinker_record *batch = NULL;
 
-	ksync__mutex_lock(&reg->mutex);
 	if (rec->id >= 0)
 		id_free_locked(reg, rec->id);
-	/* Unregistered records were retired at unlink; prepared ones are here. */
-	retire_deferred_locked(rec);
 	reg->nr_records_alive--;
 	yield_point(KSYNC_SHRINKER_YP_BEFORE_FREE);
 	rec->free_next = reg->free_batch;
 	reg->free_batch = rec;
 	if (++reg->free_batch_len >= FREE_BATCH)
-		batch = take_batch_locked(reg);
+		return take_batch_locked(reg);
+	return NULL;
+}
+
+/* Queue a batch from record_release_locked() (mutex not held). */
+void records_queue(struct ksync_shrinker_registry *reg, struct ksync_shrinker_record *batch)
+{
+	queue_batch(reg, batch);
+}
+
+/* Retire @rec's id and global counters and queue its memory (mutex not held). */
+void record_release(struct ksync_shrinker_record *rec)
+{
+	struct ksync_shrinker_registry *reg = rec->reg;
+
+	ksync__mutex_lock(&reg->mutex);
+	/* Unregistered records were retired at unlink; prepared ones are here. */
+	retire_deferred_locked(rec);
+	struct ksync_shrinker_record *batch = record_release_locked(rec);
 	pthread_mutex_unlock(&reg->mutex);
 	queue_batch(reg, batch);
 }

@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../common/name_format.h"
+
 /* ------------------------------------------------------------------------ */
 /* Prepare and register                                                     */
 
@@ -21,10 +23,18 @@ static struct ksync_shrinker_record *record_prepare(struct ksync_shrinker_regist
 						    struct ksync_shrinker *s, bool owned,
 						    unsigned flags, const char *fmt, va_list ap)
 {
-	struct ksync_shrinker_record *rec = record_alloc(reg);
+	struct ksync_shrinker_record *rec;
+	char name[sizeof(rec->name)];
 
-	if (!rec)
+	/* Outside the mutex; only the record and the id need it. */
+	if (fmt)
+		ksync__name_vformat(name, sizeof(name), fmt, ap);
+	ksync__mutex_lock(&reg->mutex);
+	rec = record_alloc_locked(reg);
+	if (!rec) {
+		pthread_mutex_unlock(&reg->mutex);
 		return NULL;
+	}
 	rec->magic = RECORD_MAGIC;
 	rec->reg = reg;
 	rec->owned = owned;
@@ -34,10 +44,8 @@ static struct ksync_shrinker_record *record_prepare(struct ksync_shrinker_regist
 		s = &rec->owned_s;
 	rec->shrinker = s;
 	if (fmt)
-		vsnprintf(rec->name, sizeof(rec->name), fmt, ap);
+		memcpy(rec->name, name, sizeof(name));
 	ksync_atomic_set(&rec->state, RECORD_PREPARED);
-
-	ksync__mutex_lock(&reg->mutex);
 	if (flags & KSYNC_SHRINKER_MEMCG_AWARE) {
 		int id = id_alloc_locked(reg);
 		if (id < 0) {
@@ -322,9 +330,14 @@ static int unregister_claim(struct ksync_site at, struct ksync_shrinker_record *
 	return -EBUSY;
 }
 
-/* UNREGISTERING -> UNREGISTERED, or back to REGISTERED with -EDEADLK (a cycle). */
-static int unregister_finish(struct ksync_site at, struct ksync_shrinker_record *rec)
+/*
+ * UNREGISTERING -> UNREGISTERED, or back to REGISTERED with -EDEADLK (a
+ * cycle). With @release (ksync_shrinker_free()), also what record_release()
+ * does, in the same critical section as the unlink.
+ */
+static int unregister_finish(struct ksync_site at, struct ksync_shrinker_record *rec, bool release)
 {
+	struct ksync_shrinker_record *batch = NULL;
 	struct ksync_shrinker_registry *reg = rec->reg;
 
 	record_put(rec); /* the initial reference */
@@ -363,8 +376,11 @@ static int unregister_finish(struct ksync_site at, struct ksync_shrinker_record 
 	 * them either on the list or in reg->retired, never in neither.
 	 */
 	retire_deferred_locked(rec);
-	pthread_mutex_unlock(&reg->mutex);
 	ksync_atomic_set(&rec->state, RECORD_UNREGISTERED);
+	if (release)
+		batch = record_release_locked(rec); /* after this, freed a grace period later */
+	pthread_mutex_unlock(&reg->mutex);
+	records_queue(reg, batch);
 	return 0;
 }
 
@@ -387,9 +403,8 @@ int ksync__shrinker_free(KSYNC_SITE_ARGS, struct ksync_shrinker *s)
 	if (ksync_atomic_read(&rec->state) != RECORD_PREPARED) {
 		ret = unregister_claim(at, rec);
 		if (!ret)
-			ret = unregister_finish(at, rec);
-		if (ret)
-			return ret;
+			ret = unregister_finish(at, rec, true);
+		return ret;
 	}
 	record_release(rec);
 	return 0;
@@ -433,7 +448,7 @@ int ksync__unregister_shrinker(KSYNC_SITE_ARGS, struct ksync_shrinker *s)
 	}
 	ksync_srcu_read_unlock(&reg->srcu, idx);
 	if (!ret)
-		ret = unregister_finish(at, rec);
+		ret = unregister_finish(at, rec, false);
 	if (ret)
 		return ret;
 	/*

@@ -134,7 +134,6 @@ static void registry_free(struct ksync_shrinker_registry *reg)
 	shrinker_ids_destroy(reg);
 	ksync_cleanup_srcu_struct(&reg->srcu);
 	pthread_mutex_destroy(&reg->mutex);
-	pthread_mutex_destroy(&reg->cache_lock);
 	free(reg);
 }
 
@@ -158,7 +157,6 @@ struct ksync_shrinker_registry *ksync__shrinker_registry_create(KSYNC_SITE_ARGS,
 		return NULL;
 	}
 	pthread_mutex_init(&reg->mutex, NULL);
-	pthread_mutex_init(&reg->cache_lock, NULL);
 	ksync_init_list_head(&reg->shrinkers);
 	ksync_init_list_head(&reg->infos);
 	ksync_init_list_head(&reg->dying_infos);
