@@ -34,17 +34,24 @@ static inline void ksync__name_put(struct ksync__name_out *o, char c)
 	o->len++;
 }
 
-/* @v in @base (10 or 16), lower-case digits, after a '-' if @neg. */
+/* @v in @base (10, or else 16), lower-case digits, after a '-' if @neg. */
 static inline void ksync__name_put_ulong(struct ksync__name_out *o, unsigned long v,
 					 unsigned base, bool neg)
 {
 	char digits[3 * sizeof(unsigned long)];
 	int n = 0;
 
-	do {
-		digits[n++] = "0123456789abcdef"[v % base];
-		v /= base;
-	} while (v);
+	if (base == 10) { /* constant divisors: multiplies, not a divide per digit */
+		do {
+			digits[n++] = (char)('0' + v % 10);
+			v /= 10;
+		} while (v);
+	} else {
+		do {
+			digits[n++] = "0123456789abcdef"[v & 15];
+			v >>= 4;
+		} while (v);
+	}
 	if (neg)
 		ksync__name_put(o, '-');
 	while (n)

@@ -8,7 +8,7 @@
  * wake-up of the SRCU helper) per batch instead of per unregister; at most
  * FREE_BATCH - 1 records wait for a later release, for
  * ksync_synchronize_shrinkers() or for ksync_shrinker_registry_destroy().
- * Records that went through their grace period are kept (up to
+ * Records that went through their grace period are kept (about up to
  * RECORD_CACHE_MAX) for the next registration: mount/umount storms then
  * neither hit malloc's slow paths nor fault in pages that free() trimmed.
  *
@@ -114,12 +114,15 @@ struct ksync_shrinker_record *record_alloc_locked(struct ksync_shrinker_registry
 	struct ksync_shrinker_record *rec = reg->record_mine;
 
 	if (!rec && ksync_ptr_load(&reg->record_cache)) {
-		/* Take the whole stack (fully ordered: pairs with the pushes' cmpxchg). */
+		/*
+		 * Take the whole stack (fully ordered: pairs with the pushes'
+		 * cmpxchg). The count starts again from zero rather than by a
+		 * walk of the list (a cache miss per record): records taken but
+		 * not used yet and a push between its count and its cmpxchg go
+		 * uncounted, so the bound is about twice RECORD_CACHE_MAX.
+		 */
 		rec = (struct ksync_shrinker_record *)ksync_ptr_xchg(&reg->record_cache, NULL);
-		int n = 0;
-		for (struct ksync_shrinker_record *r = rec; r; r = r->free_next)
-			n++;
-		ksync_atomic_sub(n, &reg->record_cache_len);
+		ksync_atomic_set(&reg->record_cache_len, 0);
 	}
 	if (rec) {
 		reg->record_mine = rec->free_next;
