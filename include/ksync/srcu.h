@@ -10,9 +10,10 @@
  * ksync_call_srcu() to be freed after a grace period by the domain's helper
  * thread.
  *
- * Read side. Each (thread, domain) pair owns a counter slot, found through a
- * small per-thread cache; lock and unlock are plain stores to the owner's own
- * cache line. In the default mode there is no locked instruction and no fence
+ * Read side. Each (thread, domain) pair owns two counter words, for up to
+ * KSYNC_SRCU_DIRECT - 1 domains at a time in the thread's TLS at the domain's
+ * key (one load away, no lookup), for more in a slot behind the slow path;
+ * lock and unlock are plain stores to the owner's own words. In the default mode there is no locked instruction and no fence
  * on x86-64: the grace period pays with membarrier(2). Where membarrier is not
  * available (or when asked, see ksync_init_srcu_struct_flags() and the
  * KSYNC_SRCU_FENCED environment variable), a domain is created in fenced mode
