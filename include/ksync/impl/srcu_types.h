@@ -51,6 +51,15 @@ KSYNC_EXTERN_C_BEGIN
 #define KSYNC_SRCU_TEST_IDLE_DELAY() do { } while (0)
 #endif
 
+/*
+ * KSYNC_SRCU_TEST_NO_DIRECT - 1 in a test's build: no domain gets direct
+ * words, so every section takes the slot path (as the domains past
+ * KSYNC_SRCU_DIRECT - 1 do). 0 unless a test defines it.
+ */
+#ifndef KSYNC_SRCU_TEST_NO_DIRECT
+#define KSYNC_SRCU_TEST_NO_DIRECT 0
+#endif
+
 /* Flags of ksync_init_srcu_struct_flags(). */
 /** KSYNC_SRCU_FENCED - use the fenced read side even where membarrier works. */
 #define KSYNC_SRCU_FENCED 0x1u
