@@ -129,8 +129,11 @@ static KSYNC_ALWAYS_INLINE void ksync_srcu_read_unlock(struct ksync_srcu_struct 
 	unsigned long *p = ksync__srcu_direct_word(KSYNC_READ_ONCE(ssp->key));
 	unsigned long w = *p;
 
-	/* Misuse (no open section, or another index) and alt go out of line. */
-	if (ksync_unlikely(!KSYNC__SRCU_INSIDE(w, idx))) {
+	/*
+	 * Misuse (no open section, another index, an index that is not 0 or
+	 * 1: KSYNC__SRCU_INSIDE() reads only bit 0) and alt go out of line.
+	 */
+	if (ksync_unlikely((unsigned)idx > 1 || !KSYNC__SRCU_INSIDE(w, idx))) {
 		ksync__srcu_read_unlock_slow(ssp, idx);
 		return;
 	}

@@ -410,6 +410,106 @@ KTEST(idle_grace_period_waits_for_a_reader_registering_before_its_token)
 	ksync_cleanup_srcu_struct(&idle_ss);
 }
 
+/*
+ * Bug: the unlock fast path read only bit 0 of the index, so an index of 2
+ * or -2 ended a section on index 0 silently: no report, and a nested outer
+ * section counted as ended (read_lock_held false, grace periods no longer
+ * waiting for it).
+ */
+KTEST(an_index_other_than_0_or_1_is_reported_and_ends_nothing)
+{
+	struct ksync_srcu_struct ss;
+	ksync_init_srcu_struct(&ss);
+	int outer = ksync_srcu_read_lock(&ss);
+	int inner = ksync_srcu_read_lock(&ss);
+	unsigned long w0 = ksync_warn_count;
+	ksync_srcu_read_unlock(&ss, inner + 2); /* misuse */
+	ksync_srcu_read_unlock(&ss, inner - 2); /* misuse */
+	KCHECK(ksync_warn_count > w0);
+	KCHECK(ksync_srcu_read_lock_held(&ss));
+	ksync_srcu_read_unlock(&ss, inner);
+	KCHECK(ksync_srcu_read_lock_held(&ss)); /* the outer section is still open */
+	ksync_srcu_read_unlock(&ss, outer);
+	KCHECK(!ksync_srcu_read_lock_held(&ss));
+	ksync_cleanup_srcu_struct(&ss);
+}
+
+/*
+ * Bug: a synchronize that holds gp_mutex and waits for the token of an
+ * idle grace period turned full (a reader registered in between) slept in
+ * nanosleep(), a cancellation point, with cancellation enabled: cancelled
+ * there, it left gp_mutex held, and every later grace period of a domain
+ * with readers blocked forever.
+ */
+static struct ksync_srcu_struct cancel_ss;
+static int cancel_reader_leave, cancel_reader_exit, cancel_later_done;
+
+static void *cancel_reader(void *arg)
+{
+	(void)arg;
+	while (!__atomic_load_n(&idle_reader_go, __ATOMIC_SEQ_CST))
+		kt_sleep_ms(1);
+	int idx = ksync_srcu_read_lock(&cancel_ss);
+	__atomic_store_n(&idle_reader_inside, 1, __ATOMIC_SEQ_CST);
+	while (!__atomic_load_n(&cancel_reader_leave, __ATOMIC_SEQ_CST))
+		kt_sleep_ms(1);
+	ksync_srcu_read_unlock(&cancel_ss, idx);
+	/* Alive, so its slot keeps the domain off the idle path. */
+	while (!__atomic_load_n(&cancel_reader_exit, __ATOMIC_SEQ_CST))
+		kt_sleep_ms(1);
+	return NULL;
+}
+
+static void *cancel_sync(void *arg)
+{
+	(void)arg;
+	ksync_synchronize_srcu(&cancel_ss);
+	return NULL;
+}
+
+static void *cancel_later_sync(void *arg)
+{
+	(void)arg;
+	ksync_synchronize_srcu(&cancel_ss);
+	__atomic_store_n(&cancel_later_done, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+KTEST(a_synchronize_cancelled_while_it_waits_for_the_token_leaves_no_lock_held)
+{
+	pthread_t r, idle, c, later;
+	struct syncer idle_sync = { &cancel_ss, 0 };
+
+	KCHECK_EQ(ksync_init_srcu_struct(&cancel_ss), 0);
+	__atomic_store_n(&idle_reader_go, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&idle_reader_inside, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&idle_hook_armed, 1, __ATOMIC_SEQ_CST);
+	KCHECK_EQ(pthread_create(&r, NULL, cancel_reader, NULL), 0);
+	/* Idle at its first look; the reader registers before the token: a full grace period. */
+	KCHECK_EQ(pthread_create(&idle, NULL, syncer_main, &idle_sync), 0);
+	while (!__atomic_load_n(&idle_reader_inside, __ATOMIC_SEQ_CST) || !(kt_srcu_gp_seq(&cancel_ss) & 1))
+		kt_sleep_ms(1); /* the idle grace period holds the token, waiting for the reader */
+	/* Takes gp_mutex, then waits for the token: spins, yields, sleeps. */
+	KCHECK_EQ(pthread_create(&c, NULL, cancel_sync, NULL), 0);
+	kt_sleep_ms(100);
+	pthread_cancel(c);
+	kt_sleep_ms(20);
+	__atomic_store_n(&cancel_reader_leave, 1, __ATOMIC_SEQ_CST);
+	pthread_join(idle, NULL);
+	pthread_join(c, NULL);
+	/* The reader's slot stays registered: this one goes through gp_mutex. */
+	KCHECK_EQ(pthread_create(&later, NULL, cancel_later_sync, NULL), 0);
+	for (int i = 0; i < 5000 && !__atomic_load_n(&cancel_later_done, __ATOMIC_SEQ_CST); i++)
+		kt_sleep_ms(1);
+	KCHECK(__atomic_load_n(&cancel_later_done, __ATOMIC_SEQ_CST));
+	__atomic_store_n(&cancel_reader_exit, 1, __ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&cancel_later_done, __ATOMIC_SEQ_CST))
+		return; /* deadlocked: leave the domain (and the stuck thread) alone */
+	pthread_join(later, NULL);
+	pthread_join(r, NULL);
+	ksync_cleanup_srcu_struct(&cancel_ss);
+}
+
 int main(int argc, char **argv)
 {
 	return ktest_run(argc, argv);

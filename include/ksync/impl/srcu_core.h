@@ -928,7 +928,14 @@ static KSYNC_UNUSED unsigned long ksync__srcu_gp_begin(struct ksync_srcu_struct 
 			continue;
 		}
 		struct timespec ts = { 0, (long)((n < 34 ? 1UL << (n - 24) : 1000UL) * 1000) };
+		/*
+		 * nanosleep() is a cancellation point, and the caller may hold
+		 * gp_mutex: cancelled here, it would leave the mutex held forever.
+		 */
+		int cancel;
+		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 		nanosleep(&ts, NULL);
+		pthread_setcancelstate(cancel, NULL);
 	}
 }
 
