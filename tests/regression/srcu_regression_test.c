@@ -442,7 +442,7 @@ KTEST(an_index_other_than_0_or_1_is_reported_and_ends_nothing)
  * with readers blocked forever.
  */
 static struct ksync_srcu_struct cancel_ss;
-static int cancel_reader_leave, cancel_reader_exit, cancel_later_done;
+static int cancel_reader_leave, cancel_reader_exit;
 
 static void *cancel_reader(void *arg)
 {
@@ -460,25 +460,11 @@ static void *cancel_reader(void *arg)
 	return NULL;
 }
 
-static void *cancel_sync(void *arg)
-{
-	(void)arg;
-	ksync_synchronize_srcu(&cancel_ss);
-	return NULL;
-}
-
-static void *cancel_later_sync(void *arg)
-{
-	(void)arg;
-	ksync_synchronize_srcu(&cancel_ss);
-	__atomic_store_n(&cancel_later_done, 1, __ATOMIC_SEQ_CST);
-	return NULL;
-}
-
 KTEST(a_synchronize_cancelled_while_it_waits_for_the_token_leaves_no_lock_held)
 {
 	pthread_t r, idle, c, later;
-	struct syncer idle_sync = { &cancel_ss, 0 };
+	struct syncer idle_sync = { &cancel_ss, 0 }, cancelled = { &cancel_ss, 0 };
+	struct syncer later_sync = { &cancel_ss, 0 };
 
 	KCHECK_EQ(ksync_init_srcu_struct(&cancel_ss), 0);
 	__atomic_store_n(&idle_reader_go, 0, __ATOMIC_SEQ_CST);
@@ -490,7 +476,7 @@ KTEST(a_synchronize_cancelled_while_it_waits_for_the_token_leaves_no_lock_held)
 	while (!__atomic_load_n(&idle_reader_inside, __ATOMIC_SEQ_CST) || !(kt_srcu_gp_seq(&cancel_ss) & 1))
 		kt_sleep_ms(1); /* the idle grace period holds the token, waiting for the reader */
 	/* Takes gp_mutex, then waits for the token: spins, yields, sleeps. */
-	KCHECK_EQ(pthread_create(&c, NULL, cancel_sync, NULL), 0);
+	KCHECK_EQ(pthread_create(&c, NULL, syncer_main, &cancelled), 0);
 	kt_sleep_ms(100);
 	pthread_cancel(c);
 	kt_sleep_ms(20);
@@ -498,12 +484,12 @@ KTEST(a_synchronize_cancelled_while_it_waits_for_the_token_leaves_no_lock_held)
 	pthread_join(idle, NULL);
 	pthread_join(c, NULL);
 	/* The reader's slot stays registered: this one goes through gp_mutex. */
-	KCHECK_EQ(pthread_create(&later, NULL, cancel_later_sync, NULL), 0);
-	for (int i = 0; i < 5000 && !__atomic_load_n(&cancel_later_done, __ATOMIC_SEQ_CST); i++)
+	KCHECK_EQ(pthread_create(&later, NULL, syncer_main, &later_sync), 0);
+	for (int i = 0; i < 5000 && !__atomic_load_n(&later_sync.done, __ATOMIC_SEQ_CST); i++)
 		kt_sleep_ms(1);
-	KCHECK(__atomic_load_n(&cancel_later_done, __ATOMIC_SEQ_CST));
+	KCHECK(__atomic_load_n(&later_sync.done, __ATOMIC_SEQ_CST));
 	__atomic_store_n(&cancel_reader_exit, 1, __ATOMIC_SEQ_CST);
-	if (!__atomic_load_n(&cancel_later_done, __ATOMIC_SEQ_CST))
+	if (!__atomic_load_n(&later_sync.done, __ATOMIC_SEQ_CST))
 		return; /* deadlocked: leave the domain (and the stuck thread) alone */
 	pthread_join(later, NULL);
 	pthread_join(r, NULL);
