@@ -808,6 +808,19 @@ static KSYNC_UNUSED int ksync__srcu_self_inside(const struct ksync_srcu_struct *
 /* ------------------------------------------------------------------------ */
 /* Grace periods                                                            */
 
+/* Are the shared counters of index @idx balanced (no section counted there open)? */
+static KSYNC_UNUSED bool ksync__srcu_shared_drained(struct ksync_srcu_struct *ssp, int idx)
+{
+	/* C pairs with this acquire load: the sections' accesses precede it. */
+	unsigned long u = ksync_smp_load_acquire(&ssp->shared.unlock[idx]);
+	/*
+	 * A: every unlock counted above has its lock counted below (the shared
+	 * counters change only by fully ordered read-modify-writes).
+	 */
+	ksync_smp_rmb();
+	return ksync_ulong_load(&ssp->shared.lock[idx]) == u;
+}
+
 /* Has index @idx drained? See "Scans" in the theory of operation. */
 static KSYNC_UNUSED bool ksync__srcu_drained(struct ksync_srcu_struct *ssp, int idx)
 {
@@ -815,15 +828,7 @@ static KSYNC_UNUSED bool ksync__srcu_drained(struct ksync_srcu_struct *ssp, int 
 	struct ksync_list_head *pos;
 
 	ksync__mutex_lock(&ssp->lock);
-	/* C pairs with these acquire loads: the sections' accesses precede them. */
-	unsigned long u = ksync_smp_load_acquire(&ssp->shared.unlock[idx]);
-	/*
-	 * A: every unlock counted above has its lock counted below (the shared
-	 * counters change only by fully ordered read-modify-writes).
-	 */
-	ksync_smp_rmb();
-	unsigned long l = ksync_ulong_load(&ssp->shared.lock[idx]);
-	drained = l == u;
+	drained = ksync__srcu_shared_drained(ssp, idx);
 	ksync_list_for_each(pos, &ssp->slots) {
 		struct ksync_srcu_slot *s = ksync_list_entry(pos, struct ksync_srcu_slot, dnode);
 		unsigned long w = ksync_smp_load_acquire(&s->w[0]); /* pairs with C */
@@ -895,14 +900,7 @@ static KSYNC_UNUSED bool ksync__srcu_no_readers(struct ksync_srcu_struct *ssp)
 {
 	if (ksync_smp_load_acquire(&ssp->nr_slots) != 0) /* pairs with detach's release */
 		return false;
-	for (int i = 0; i < 2; i++) {
-		/* Acquire: pairs with C of the shared unlocks, as in ksync__srcu_drained(). */
-		unsigned long u = ksync_smp_load_acquire(&ssp->shared.unlock[i]);
-		ksync_smp_rmb(); /* A, as in ksync__srcu_drained() */
-		if (ksync_ulong_load(&ssp->shared.lock[i]) != u)
-			return false;
-	}
-	return true;
+	return ksync__srcu_shared_drained(ssp, 0) && ksync__srcu_shared_drained(ssp, 1);
 }
 
 /*
@@ -918,7 +916,7 @@ static KSYNC_UNUSED unsigned long ksync__srcu_gp_begin(struct ksync_srcu_struct 
 {
 	for (unsigned long n = 0;; n++) {
 		unsigned long s = ksync_ulong_load(&ssp->gp_seq);
-		/* fully ordered: the caller's removals precede the scans and checks */
+		/* fully ordered: the caller's removals precede the scans and checks; pairs with R */
 		if (!(s & 1) && ksync_ulong_try_cmpxchg(&ssp->gp_seq, &s, s + 1))
 			return s + 1;
 		if (ksync__sched_yield(&ssp->gp_seq))
@@ -1001,7 +999,7 @@ static KSYNC_UNUSED bool ksync__srcu_gp_try_idle(struct ksync_srcu_struct *ssp)
 		return false;
 	KSYNC_SRCU_TEST_IDLE_DELAY();
 	unsigned long s = ksync_ulong_load(&ssp->gp_seq);
-	/* fully ordered: the caller's removals precede the check below */
+	/* fully ordered: the caller's removals precede the check below; pairs with R */
 	if ((s & 1) || !ksync_ulong_try_cmpxchg(&ssp->gp_seq, &s, s + 1))
 		return false;
 	if (!ksync__srcu_no_readers(ssp))
