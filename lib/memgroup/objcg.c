@@ -20,7 +20,12 @@
  *
  * A handle whose last reference goes leaves its group's list under the lock
  * and is freed by call_srcu: a reader that found it through a pointer inside
- * a read section may still look at it.
+ * a read section may still look at it. So is the group's client state
+ * (struct objcg_state) on release: ksync_memgroup_get_objcg() reads it
+ * inside a read section of the set's domain, on a group the caller may have
+ * found inside its own section and that may be released meanwhile (a plain
+ * free() there handed out another group's handle, once the memory was
+ * reused). The slot keeps pointing at it, with ->current NULL.
  *
  * ksync_memgroup_get_objcg() takes its reference with inc_not_zero: the
  * group's own reference may be dropped by a concurrent offline; a failed
@@ -44,7 +49,13 @@ struct ksync_objcg {
 struct objcg_state {
 	struct ksync_objcg *current;   /* the group's own handle (its reference) */
 	struct ksync_list_head handles; /* handles pointing here; under set->objcg_lock */
+	struct ksync_rcu_head rcu;
 };
+
+static void free_rcu_state(struct ksync_rcu_head *head)
+{
+	free(ksync_container_of(head, struct objcg_state, rcu));
+}
 
 static int objcg_online(struct ksync_memgroup *g, int slot, void *priv)
 {
@@ -94,15 +105,24 @@ static void objcg_offline(struct ksync_memgroup *g, int slot, void *priv)
 
 static void objcg_release(struct ksync_memgroup *g, int slot, void *priv)
 {
+	struct ksync_memgroup_set *set = priv;
 	struct objcg_state *st = ksync_memgroup_slot(g, slot);
 
-	(void)priv;
 	if (!st)
 		return;
-	if (st->current) /* a group whose creation failed in a later client */
-		ksync_objcg_put(st->current);
+	if (st->current) { /* a group whose creation failed in a later client */
+		struct ksync_objcg *h = st->current;
+
+		KSYNC_WRITE_ONCE(st->current, NULL);
+		ksync_objcg_put(h);
+	}
+#ifdef KSYNC_PLANT_OBJCG_STATE_PLAIN_FREE /* a planted bug for the fuzzers (docs/fuzzing.md) */
 	ksync_memgroup_set_slot(g, slot, NULL);
 	free(st);
+	return;
+#endif
+	/* Readers inside a section of the set's domain may hold @st (see the theory). */
+	ksync_call_srcu(&set->srcu, &st->rcu, free_rcu_state);
 }
 
 const struct ksync_memgroup_client ksync__objcg_client = {
