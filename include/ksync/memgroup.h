@@ -73,6 +73,8 @@ enum ksync_memgroup_state {
 /**
  * struct ksync_memgroup_client - a module that keeps per-group state.
  *
+ * Fill it with designated initializers: fields may be added at the end.
+ *
  * Every hook gets the group, the client's slot (for ksync_memgroup_slot()
  * and ksync_memgroup_set_slot()) and the @priv given at registration.
  *
@@ -89,6 +91,21 @@ enum ksync_memgroup_state {
  * @order: where the hooks run among the set's clients: online and offline
  *	in ascending order, release in descending order (equal orders: by
  *	slot). See KSYNC_MEMGROUP_ORDER_*.
+ * @may_offline: asked, under the set's mutex and before the group leaves
+ *	ONLINE, whether ksync_memgroup_offline() may run on this thread now:
+ *	return 0, or a negative errno to refuse (the group stays ONLINE and
+ *	the caller gets the errno, reported at its line). For a client whose
+ *	offline hook would wait for something the calling thread holds (the
+ *	shrinker registry refuses from inside a shrinker callback or a read
+ *	section of its domain: its hook waits for a grace period of that
+ *	domain). Must not sleep. May be NULL.
+ *
+ * Client state and readers: a group's fields, its slots included, stay
+ * readable until its memory is freed, after a grace period of the set's
+ * domain. A release hook that frees its state must therefore free it with
+ * ksync_call_srcu() on ksync_memgroup_set_srcu() (not free()), and may leave
+ * the slot pointing at it: callers inside a read section of the set's
+ * domain may still be reading the state of a group they found there.
  */
 struct ksync_memgroup_client {
 	const char *name;
@@ -96,6 +113,7 @@ struct ksync_memgroup_client {
 	void (*offline)(struct ksync_memgroup *g, int slot, void *priv);
 	void (*release)(struct ksync_memgroup *g, int slot, void *priv);
 	int order;
+	int (*may_offline)(struct ksync_memgroup *g, int slot, void *priv);
 };
 
 /*
@@ -190,16 +208,33 @@ struct ksync_memgroup *ksync__memgroup_create(const char *file, int line, struct
  * ksync_memgroup_offline() - take @g offline, then drop the creator's reference.
  * @g: an online group without online children
  *
- * ONLINE -> DYING, the clients' offline hooks in registration order, then
- * DEAD and the creator's reference dropped (the group is freed once no other
+ * ONLINE -> DYING, the clients' offline hooks in their order, then DEAD and
+ * the creator's reference dropped (the group is freed once no other
  * reference remains). Return: 0; -EBUSY if @g has online children or is not
- * online (both reported).
+ * online (both reported); the errno of a client's @may_offline that refuses
+ * (reported: the shrinker registry's -EDEADLK from inside a shrinker
+ * callback or a read section of the registry's domain). Refused, nothing
+ * changes.
  */
 int ksync__memgroup_offline(const char *file, int line, struct ksync_memgroup *g);
 #define ksync_memgroup_offline(...) ksync__memgroup_offline(__FILE__, __LINE__, __VA_ARGS__)
 
-/** ksync_memgroup_get() - take a reference on @g (the caller already holds one). */
-void ksync_memgroup_get(struct ksync_memgroup *g);
+/*
+ * References. An online (or dying) group holds the creator's reference, which
+ * only ksync_memgroup_offline() drops: no put can release a group before it
+ * is offline. Each ksync_memgroup_get() or successful tryget is paired with
+ * one ksync_memgroup_put().
+ */
+
+/**
+ * ksync_memgroup_get() - take a reference on @g (the caller already holds one).
+ *
+ * On a group already released (seen inside a read section of the set's
+ * domain) it is misuse: reported, and no reference is taken (use
+ * ksync_memgroup_tryget() there).
+ */
+void ksync__memgroup_get(const char *file, int line, struct ksync_memgroup *g);
+#define ksync_memgroup_get(...) ksync__memgroup_get(__FILE__, __LINE__, __VA_ARGS__)
 
 /**
  * ksync_memgroup_tryget() - take a reference unless @g is being freed.
@@ -213,8 +248,17 @@ bool ksync_memgroup_tryget(struct ksync_memgroup *g);
  */
 bool ksync_memgroup_tryget_online(struct ksync_memgroup *g);
 
-/** ksync_memgroup_put() - drop a reference; the last one releases @g. */
-void ksync_memgroup_put(struct ksync_memgroup *g);
+/**
+ * ksync_memgroup_put() - drop a reference; the last one releases @g.
+ *
+ * A put that is not paired with a get is misuse, reported at the caller's
+ * line and refused (nothing changes): one that would drop the creator's
+ * reference of an online or dying group (only ksync_memgroup_offline() drops
+ * it), and one on a group already released (the count stays 0, so no later
+ * tryget brings the group back).
+ */
+void ksync__memgroup_put(const char *file, int line, struct ksync_memgroup *g);
+#define ksync_memgroup_put(...) ksync__memgroup_put(__FILE__, __LINE__, __VA_ARGS__)
 
 /*
  * The head of every group: what clients' hot paths read inline (the rest of

@@ -15,22 +15,37 @@
  *            takes a reference on its parent and counts as one of its online
  *            children; state ONLINE (release, M1).
  *   offline  under the mutex: ONLINE -> DYING, refused while online children
- *            remain; the clients to call are those whose online hook ran on
- *            this group (g->onlined: a client registered later never saw
- *            it). Hooks run unlocked, in the clients' order; then, under the mutex,
- *            DEAD and the parent's online-children count drops; then the
- *            creator's reference is dropped.
+ *            remain or when a client's may_offline hook says no (the
+ *            registry, from inside a shrinker callback: its offline hook
+ *            would wait for a grace period of a domain the caller is inside);
+ *            the clients to call are those whose online hook ran on this
+ *            group (g->onlined: a client registered later never saw it).
+ *            Hooks run unlocked, in the clients' order; then, under the
+ *            mutex, DEAD and the parent's online-children count drops; then
+ *            the creator's reference is dropped.
  *   release  the last put: under the mutex the group leaves the set's list;
  *            release hooks run unlocked in reverse order; the group is
  *            freed after a grace period of set->srcu (readers that found it
  *            inside a read section may still look at it) and its reference
- *            on the parent is dropped, which may release the parent.
+ *            on the parent is dropped, which may release the parent. The
+ *            clients free their state on the same domain (memgroup.h), so
+ *            everything a caller can reach from a group it found inside a
+ *            section of set->srcu outlives that section.
+ *
+ * References: the creator's reference is CREATOR_REF, not 1. While it is
+ * held (ONLINE, DYING) the count is CREATOR_REF + the other references, so a
+ * put that would take it below CREATOR_REF is one without a get: refused
+ * and reported, as the kernel cannot release an online memcg (its base
+ * reference goes only with the kill). Offline subtracts CREATOR_REF. A count
+ * of 0 means released: put and get refuse it (a get there would resurrect a
+ * group whose memory is queued for freeing); tryget fails on it.
  *
  * Barrier pairs:
  *   M1  the state is stored with release after the slots are filled;
  *       ksync_memgroup_state() loads it with acquire.
- *   M2  references: put is a fully ordered decrement; the thread that takes
- *       the count to zero sees every access made under the references.
+ *   M2  references: put is a fully ordered cmpxchg (offline's subtraction of
+ *       CREATOR_REF a fully ordered sub_return); the thread that takes the
+ *       count to zero sees every access made under the references.
  *   M3  children: a group joins its parent's RCU list of children (release,
  *       list_add_tail_rcu) when it is created and leaves it (list_del_rcu)
  *       when it is released, before its memory goes through a grace period
@@ -53,6 +68,13 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifndef KSYNC_PLANT_MEMGROUP_PUT_UNCHECKED
+/* The creator's reference (see References above); other references count 1. */
+#define CREATOR_REF (1 << 30)
+#else /* a planted bug for the fuzzers (docs/fuzzing.md): the creator's reference is 1 like any other */
+#define CREATOR_REF 1
+#endif
 
 /*
  * The hooks a group's transition calls, copied under the mutex and sorted by
@@ -300,7 +322,7 @@ struct ksync_memgroup *ksync__memgroup_create(KSYNC_SITE_ARGS, struct ksync_memg
 	g->set = set;
 	g->parent = parent;
 	ksync_init_list_head(&g->children);
-	ksync_atomic_set(&g->refcount, 1); /* the creator's */
+	ksync_atomic_set(&g->refcount, CREATOR_REF);
 	ksync__mutex_lock(&set->mutex);
 	if (MISUSE(at, parent && KSYNC_READ_ONCE(parent->state) != KSYNC_MEMGROUP_ONLINE,
 		       "ksync_memgroup_create: the parent is not online")) {
@@ -335,7 +357,7 @@ struct ksync_memgroup *ksync__memgroup_create(KSYNC_SITE_ARGS, struct ksync_memg
 	}
 	if (parent) {
 		parent->nr_online_children++;
-		ksync_memgroup_get(parent);
+		ksync_atomic_inc(&parent->refcount); /* online: holds the creator's reference */
 	}
 	ksync_list_add_tail(&g->link, &set->groups);
 	if (parent) /* M3: publishes the group to ksync_memgroup_next_child(); the state store below follows */
@@ -352,6 +374,7 @@ int ksync__memgroup_offline(KSYNC_SITE_ARGS, struct ksync_memgroup *g)
 
 	struct ksync_memgroup_set *set;
 	struct hook_batch b;
+	int ret = 0;
 
 	if (MISUSE(at, !g, "ksync_memgroup_offline: NULL group"))
 		return -EINVAL;
@@ -363,8 +386,20 @@ int ksync__memgroup_offline(KSYNC_SITE_ARGS, struct ksync_memgroup *g)
 		pthread_mutex_unlock(&set->mutex);
 		return -EBUSY;
 	}
-	set_state(g, KSYNC_MEMGROUP_DYING);
 	batch_take_locked(set, g->onlined, &b);
+	/* Every client may refuse, before anything changes. */
+	for (int k = 0; k < b.nr && !ret; k++) {
+		if (!b.client[k]->may_offline)
+			continue;
+		ret = b.client[k]->may_offline(g, b.slot[k], b.priv[k]);
+		MISUSE(at, ret, "ksync_memgroup_offline: refused by client %s (errno %d): "
+				"its offline hook would wait for what this thread holds", b.client[k]->name, -ret);
+	}
+	if (ret) {
+		pthread_mutex_unlock(&set->mutex);
+		return ret;
+	}
+	set_state(g, KSYNC_MEMGROUP_DYING);
 	pthread_mutex_unlock(&set->mutex);
 
 	for (int k = 0; k < b.nr; k++)
@@ -376,13 +411,22 @@ int ksync__memgroup_offline(KSYNC_SITE_ARGS, struct ksync_memgroup *g)
 	if (g->parent)
 		g->parent->nr_online_children--;
 	pthread_mutex_unlock(&set->mutex);
-	ksync_memgroup_put(g); /* the creator's reference */
+	/* The creator's reference (M2). */
+	if (ksync_atomic_sub_return(CREATOR_REF, &g->refcount) == 0)
+		group_release(g);
 	return 0;
 }
 
-void ksync_memgroup_get(struct ksync_memgroup *g)
+void ksync__memgroup_get(KSYNC_SITE_ARGS, struct ksync_memgroup *g)
 {
-	ksync_atomic_inc(&g->refcount);
+	struct ksync_site at = KSYNC_SITE_INIT;
+	int v = ksync_atomic_read(&g->refcount);
+
+	do {
+		if (MISUSE(at, v <= 0, "ksync_memgroup_get: the group is already released "
+				       "(use ksync_memgroup_tryget inside a read section); no reference taken"))
+			return;
+	} while (!ksync_atomic_try_cmpxchg(&g->refcount, &v, v + 1));
 }
 
 bool ksync_memgroup_tryget(struct ksync_memgroup *g)
@@ -397,9 +441,28 @@ bool ksync_memgroup_tryget_online(struct ksync_memgroup *g)
 	return ksync_memgroup_tryget(g);
 }
 
-void ksync_memgroup_put(struct ksync_memgroup *g)
+void ksync__memgroup_put(KSYNC_SITE_ARGS, struct ksync_memgroup *g)
 {
-	if (ksync_atomic_dec_and_test(&g->refcount)) /* M2 */
+	struct ksync_site at = KSYNC_SITE_INIT;
+	int v;
+
+#ifdef KSYNC_PLANT_MEMGROUP_PUT_UNCHECKED
+	(void)at;
+	(void)v;
+	if (ksync_atomic_dec_and_test(&g->refcount))
+		group_release(g);
+	return;
+#endif
+	v = ksync_atomic_read(&g->refcount);
+	do {
+		if (MISUSE(at, v == CREATOR_REF,
+			   "ksync_memgroup_put: no reference left but the creator's, which only "
+			   "ksync_memgroup_offline drops (a put without a get?); refused") ||
+		    MISUSE(at, v <= 0, "ksync_memgroup_put: the group is already released "
+				       "(a put without a get?); refused"))
+			return;
+	} while (!ksync_atomic_try_cmpxchg(&g->refcount, &v, v - 1)); /* M2 */
+	if (v == 1)
 		group_release(g);
 }
 

@@ -304,7 +304,7 @@ static void c_mg_children(struct seen *s)
 static void c_mg_client_nohook(struct seen *s)
 {
 	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
-	static const struct ksync_memgroup_client nohook = { "nohook", NULL, NULL, NULL, 0 };
+	static const struct ksync_memgroup_client nohook = { .name = "nohook" };
 	TWICE_NUM(s, ksync_memgroup_client_register(set, &nohook, NULL));
 	KASSERT(ksync_memgroup_set_destroy(set) == 0);
 }
@@ -312,7 +312,7 @@ static void c_mg_client_nohook(struct seen *s)
 static void c_mg_client_groups(struct seen *s)
 {
 	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
-	static const struct ksync_memgroup_client c = { "c", on_online, NULL, NULL, 0 };
+	static const struct ksync_memgroup_client c = { .name = "c", .online = on_online };
 	int slot = ksync_memgroup_client_register(set, &c, NULL);
 	struct ksync_memgroup *g = ksync_memgroup_create(set, NULL);
 	TWICE_NUM(s, ksync_memgroup_client_unregister(set, slot));
@@ -324,7 +324,7 @@ static void c_mg_client_groups(struct seen *s)
 static void c_mg_client_twice(struct seen *s)
 {
 	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
-	static const struct ksync_memgroup_client c = { "c", on_online, NULL, NULL, 0 };
+	static const struct ksync_memgroup_client c = { .name = "c", .online = on_online };
 	int a = 1, b = 2;
 	int slot = ksync_memgroup_client_register(set, &c, &a);
 	int other = ksync_memgroup_client_register(set, &c, &b); /* another priv: a client of its own */

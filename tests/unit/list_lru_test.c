@@ -467,9 +467,9 @@ KTEST(add_to_a_dying_group_lands_at_the_parent)
 	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
 	struct ksync_list_lru lru;
 	struct obj o[3];
-	struct adder_client before = { { "before", ac_online, ac_offline, NULL, KSYNC_MEMGROUP_ORDER_LRU - 1 },
+	struct adder_client before = { { .name = "before", .online = ac_online, .offline = ac_offline, .order = KSYNC_MEMGROUP_ORDER_LRU - 1 },
 				       &lru, &o[0], false, NULL };
-	struct adder_client after = { { "after", ac_online, ac_offline, NULL, KSYNC_MEMGROUP_ORDER_LRU + 1 },
+	struct adder_client after = { { .name = "after", .online = ac_online, .offline = ac_offline, .order = KSYNC_MEMGROUP_ORDER_LRU + 1 },
 				      &lru, &o[1], false, NULL };
 	struct ksync_memgroup *p, *c;
 	int s1, s2;

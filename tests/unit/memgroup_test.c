@@ -75,7 +75,7 @@ static void lc_release(struct ksync_memgroup *g, int slot, void *priv)
 static void lc_init(struct log_client *lc, char tag)
 {
 	memset(lc, 0, sizeof(*lc));
-	lc->c = (struct ksync_memgroup_client){ "log", lc_online, lc_offline, lc_release, 0 };
+	lc->c = (struct ksync_memgroup_client){ .name = "log", .online = lc_online, .offline = lc_offline, .release = lc_release };
 	lc->tag = tag;
 	lc->fail_online_of = -1;
 }

@@ -35,7 +35,7 @@ static void count_release(struct ksync_memgroup *g, int slot, void *priv)
 	(void)priv;
 	__atomic_fetch_add(&released, 1, __ATOMIC_RELAXED);
 }
-static const struct ksync_memgroup_client counter = { "count", count_online, NULL, count_release, 0 };
+static const struct ksync_memgroup_client counter = { .name = "count", .online = count_online, .release = count_release };
 
 KTEST(handles_move_to_the_parent_and_do_not_pin_the_group)
 {
