@@ -9,6 +9,27 @@
  * for the walks in the group and moves its deferred work to the parent, the
  * release hook frees what is left. The group module knows nothing of this.
  * Barrier pairs D1, P1/P2, G1, S1/S2 are described in registry.c.
+ *
+ * Which domain frees what. Callers reach a group's info through the group:
+ * holding a reference on it, or inside a read section of the *set's* domain
+ * (where they may have found a group that is released meanwhile); they
+ * reach the info's maps inside a read section of the *registry's* domain,
+ * after checking ->dead there (D1). So:
+ *  - the info itself is freed on the set's domain, after the group's
+ *    release, and its slot keeps pointing at it until then: every caller
+ *    that can still see the group can still read the info (freeing it on
+ *    the registry's domain was a use after free for a caller in the set's
+ *    section, which read the info before entering the registry's);
+ *  - the maps are freed on the registry's domain at offline, after ->dead
+ *    and a grace period: a caller that saw ->dead == 0 inside its section
+ *    began it before that grace period (so set_shrinker_bit must check
+ *    ->dead, not just the info: a DEAD group's maps are gone).
+ * ksync_set_shrinker_bit() on a group that is not alive here (its offline
+ * hook has begun) sets the bit in the nearest ancestor that is: where the
+ * group's deferred work went, and where list_lru moves its objects.
+ * Ancestors are in memory while the group is (each child holds a reference
+ * on its parent until its release, and the caller's section covers the
+ * rest), and so are their infos.
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -19,6 +40,7 @@
 static int info_online(struct ksync_memgroup *g, int slot, void *priv);
 static void info_offline(struct ksync_memgroup *g, int slot, void *priv);
 static void info_release(struct ksync_memgroup *g, int slot, void *priv);
+static int info_may_offline(struct ksync_memgroup *g, int slot, void *priv);
 
 const struct ksync_memgroup_client ksync__shrinker_group_client = {
 	.name = "shrinker",
@@ -26,7 +48,28 @@ const struct ksync_memgroup_client ksync__shrinker_group_client = {
 	.offline = info_offline,
 	.release = info_release,
 	.order = KSYNC_MEMGROUP_ORDER_SHRINKER,
+	.may_offline = info_may_offline,
 };
+
+/*
+ * The offline hook waits for a grace period of reg->srcu and for the walks
+ * parked in the group: from inside a shrinker callback (a walk's read
+ * section, and maybe a walk of this very group) or a read section of
+ * reg->srcu, that wait could never end. Both doors to offline
+ * (ksync_memgroup_offline(), ksync_shrinker_group_destroy()) ask here.
+ */
+static int info_may_offline(struct ksync_memgroup *g, int slot, void *priv)
+{
+	struct ksync_shrinker_registry *reg = priv;
+
+	(void)g;
+	(void)slot;
+#ifdef KSYNC_PLANT_OFFLINE_FROM_CALLBACK /* a planted bug for the fuzzers (docs/fuzzing.md) */
+	(void)reg;
+	return 0;
+#endif
+	return in_callback() || ksync__srcu_self_inside(&reg->srcu) ? -EDEADLK : 0;
+}
 
 
 static void info_free_maps(struct shrinker_group_info *info, bool deferred)
@@ -168,7 +211,10 @@ static void free_rcu_info(struct ksync_rcu_head *head)
 	free(ksync_container_of(head, struct shrinker_group_info, rcu));
 }
 
-/* Release hook: the maps went at offline, unless the group never went online fully. */
+/*
+ * Release hook: the maps went at offline, unless the group never went online
+ * fully. The info is freed on the set's domain (see the top of this file).
+ */
 static void info_release(struct ksync_memgroup *g, int slot, void *priv)
 {
 	struct ksync_shrinker_registry *reg = priv;
@@ -177,17 +223,35 @@ static void info_release(struct ksync_memgroup *g, int slot, void *priv)
 	if (!info)
 		return;
 	if (!KSYNC_READ_ONCE(info->dead)) {
-		/* A group whose creation failed in a later client: never offlined. */
+		/*
+		 * A group whose creation failed in a later client: never
+		 * offlined, never seen by a caller, but its info was on
+		 * reg->infos, where the debug walks of reg->srcu find it: freed
+		 * on that domain.
+		 */
 		ksync__mutex_lock(&reg->mutex);
+		KSYNC_WRITE_ONCE(info->dead, 1);
 		ksync_list_del_rcu(&info->list);
 		int ridx = ksync_srcu_read_lock(&reg->srcu); /* Q */
 		reparent_locked(info, NULL);
 		info_free_maps(info, true);
 		ksync_srcu_read_unlock(&reg->srcu, ridx);
 		pthread_mutex_unlock(&reg->mutex);
+		ksync_memgroup_set_slot(g, slot, NULL);
+		ksync_call_srcu(&reg->srcu, &info->rcu, free_rcu_info);
+		return;
 	}
+#ifdef KSYNC_PLANT_INFO_FREED_ON_REG_DOMAIN /* a planted bug for the fuzzers (docs/fuzzing.md) */
 	ksync_memgroup_set_slot(g, slot, NULL);
 	ksync_call_srcu(&reg->srcu, &info->rcu, free_rcu_info);
+	return;
+#endif
+	/*
+	 * Offlined: its unlink from reg->infos was followed by a grace period
+	 * of reg->srcu in the offline hook, so only callers that reached it
+	 * through the group remain, and they are covered by the set's domain.
+	 */
+	ksync_call_srcu(ksync_memgroup_set_srcu(reg->groups), &info->rcu, free_rcu_info);
 }
 
 /*
@@ -278,8 +342,7 @@ int ksync__shrinker_group_destroy(KSYNC_SITE_ARGS, struct ksync_memgroup *g)
 
 	if (MISUSE(at, !g || !group_info(g), "ksync_shrinker_group_destroy: not a group of a registry"))
 		return -EINVAL;
-	if (MISUSE(at, in_callback(), "ksync_shrinker_group_destroy: called from a shrinker callback"))
-		return -EDEADLK;
+	/* The one door: the registry's may_offline refuses from a callback (-EDEADLK). */
 	return ksync__memgroup_offline(at.file, at.line, g);
 }
 
@@ -308,6 +371,20 @@ int ksync__set_shrinker_bit(KSYNC_SITE_ARGS, struct ksync_memgroup *g, int nid, 
 	if (MISUSE(at, id < 0, "ksync_set_shrinker_bit: negative shrinker id"))
 		return -EINVAL;
 	idx = ksync_srcu_read_lock(&reg->srcu);
+	/*
+	 * D1: a group whose offline hook has begun has no maps to trust; its
+	 * nearest live ancestor takes the bit (see the top of this file).
+	 */
+#ifndef KSYNC_PLANT_SET_BIT_ON_DEAD_MAPS /* a planted bug for the fuzzers (docs/fuzzing.md) */
+	while (!group_alive(info)) {
+		g = ksync_memgroup_parent(g);
+		if (!g) {
+			ksync_srcu_read_unlock(&reg->srcu, idx);
+			return 0; /* a top-level group: its work went to reg->orphaned */
+		}
+		info = group_info(g);
+	}
+#endif
 	/* Map, then summary: see G1 in group_infos_grow_locked(). */
 	m = ksync_srcu_dereference(info->maps[nid], &reg->srcu);
 	sm = ksync_srcu_dereference(SUMMARY(info, nid), &reg->srcu);
