@@ -9,6 +9,7 @@
 #define KSYNC_LIB_MEMGROUP_INTERNAL_H
 
 #include <ksync/memgroup.h>
+#include <ksync/memgroup_testing.h>
 #include <ksync/objcg.h>
 
 #include <ksync/atomic.h>
@@ -51,6 +52,22 @@ struct ksync_memgroup {
 	struct ksync_rcu_head rcu;
 };
 
+
+/* memgroup.c: the yield hook of <ksync/memgroup_testing.h>. */
+extern void (*ksync__memgroup_yield_hook)(int, void *);
+extern void *ksync__memgroup_yield_arg;
+
+static inline void memgroup_yield_point(int point)
+{
+	void (*hook)(int, void *) = KSYNC_READ_ONCE(ksync__memgroup_yield_hook);
+
+	if (ksync_unlikely(hook != NULL)) {
+		/* Y2: pairs with Y1 in ksync_memgroup_set_yield_hook(). */
+		hook = ksync_smp_load_acquire(&ksync__memgroup_yield_hook);
+		if (hook)
+			hook(point, KSYNC_READ_ONCE(ksync__memgroup_yield_arg));
+	}
+}
 
 /* objcg.c, stats.c: the built-in clients. */
 extern const struct ksync_memgroup_client ksync__objcg_client;

@@ -466,6 +466,16 @@ void ksync__memgroup_put(KSYNC_SITE_ARGS, struct ksync_memgroup *g)
 		group_release(g);
 }
 
+void (*ksync__memgroup_yield_hook)(int, void *);
+void *ksync__memgroup_yield_arg;
+
+void ksync_memgroup_set_yield_hook(void (*hook)(int point, void *arg), void *arg)
+{
+	KSYNC_WRITE_ONCE(ksync__memgroup_yield_arg, arg);
+	/* Y1: the argument before the hook; pairs with Y2 in memgroup_yield_point(). */
+	ksync_smp_store_release(&ksync__memgroup_yield_hook, hook);
+}
+
 void *ksync_memgroup_slot(const struct ksync_memgroup *g, int slot)
 {
 	return KSYNC_READ_ONCE(g->head.e[slot].state);

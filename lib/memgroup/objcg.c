@@ -169,6 +169,7 @@ struct ksync_objcg *ksync_memgroup_get_objcg(struct ksync_memgroup *g)
 		if (ksync_memgroup_state(g) != KSYNC_MEMGROUP_ONLINE)
 			continue;
 		st = ksync_memgroup_slot(g, set->objcg_slot);
+		memgroup_yield_point(KSYNC_MEMGROUP_YP_OBJCG_STATE_FOUND);
 		h = st ? KSYNC_READ_ONCE(st->current) : NULL;
 		/* The group's reference may be going: then the group is no longer online. */
 		if (h && ksync_atomic_long_inc_not_zero(&h->refcount))
