@@ -330,9 +330,12 @@ struct ksync_memgroup *ksync__shrinker_group_create(const char *file, int line, 
  * waiting writer until they come back and see @g dead (group walks take no
  * reference, to keep them free of atomics on the group's line), moves
  * every nr_deferred counter of @g into @g's parent, and frees @g's maps
- * through call_srcu. The caller must not use @g once this returns, nor call
- * it from a shrinker callback (-EDEADLK). Return: 0 or a negative errno
- * (reported).
+ * through call_srcu. The caller must not use @g once this returns (unless it
+ * holds a reference of its own, <ksync/memgroup.h>). It is
+ * ksync_memgroup_offline() of a registry's group, and refuses as it does:
+ * from a shrinker callback or inside a read section of the registry's
+ * domain, -EDEADLK (its wait for the walks could never end there). Return:
+ * 0 or a negative errno (reported).
  */
 int ksync__shrinker_group_destroy(const char *file, int line, struct ksync_memgroup *g);
 #define ksync_shrinker_group_destroy(...) ksync__shrinker_group_destroy(__FILE__, __LINE__, __VA_ARGS__)
@@ -351,9 +354,16 @@ int ksync_shrinker_group_id(const struct ksync_memgroup *g);
  * a walker that clears the bit on %KSYNC_SHRINK_EMPTY and counts again sees
  * them. May be called between ksync_shrinker_alloc() (or prealloc) and the
  * register: group walks skip a shrinker that is not registered yet and keep
- * its bit, so the objects are found once it is. Return: 0; -EINVAL
- * (reported once, nothing written) for @id at or beyond the map
- * (ksync_shrinker_nr_max()) or a bad @nid.
+ * its bit, so the objects are found once it is.
+ *
+ * @g may be in any state the caller can see it in (holding a reference, or
+ * inside a read section of the set's domain, ksync_memgroup_set_srcu() of
+ * ksync_shrinker_registry_groups()): once @g's offline has begun here, the
+ * bit is set in its nearest ancestor that is still alive, which inherited
+ * its deferred work and (through list_lru) its objects; for a top-level
+ * group nothing is set. Return: 0; -EINVAL (reported once, nothing written)
+ * for @id at or beyond the map (ksync_shrinker_nr_max()) or a bad @nid, or
+ * a group of no registry.
  */
 int ksync__set_shrinker_bit(const char *file, int line, struct ksync_memgroup *g, int nid, int id);
 #define ksync_set_shrinker_bit(...) ksync__set_shrinker_bit(__FILE__, __LINE__, __VA_ARGS__)

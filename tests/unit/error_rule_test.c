@@ -11,6 +11,8 @@
 #include <ksync/objcg.h>
 #include <ksync/shrinker.h>
 #include <ksync/shrinker_debug.h>
+#include <ksync/shrinker_testing.h>
+#include <ksync/srcu.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -53,6 +55,10 @@ static void errno_name(char *buf, long v)
 	do {                                                                   \
 		for (int k_ = 0; k_ < 2; k_++) { (seen)->line = __LINE__; strcpy((seen)->result[k_], (expr) ? "true" : "false"); } \
 	} while (0)
+#define TWICE_VOID(seen, expr)                                                 \
+	do {                                                                   \
+		for (int k_ = 0; k_ < 2; k_++) { (seen)->line = __LINE__; (expr); strcpy((seen)->result[k_], "none"); } \
+	} while (0)
 #define TWICE_PTR(seen, expr)                                                  \
 	do {                                                                   \
 		for (int k_ = 0; k_ < 2; k_++) { (seen)->line = __LINE__; strcpy((seen)->result[k_], (expr) ? "non-NULL" : "NULL"); } \
@@ -92,6 +98,7 @@ static unsigned long count_misuse(struct ksync_shrinker *s, struct ksync_shrink_
 	case 4: TWICE_NUM(cb_seen, ksync_shrink_slab(R, 0, NULL, 0)); break;
 	case 5: TWICE_NUM(cb_seen, ksync_synchronize_shrinkers(R)); break;
 	case 6: TWICE_NUM(cb_seen, ksync_shrinker_debug_scan(cb_self, NULL, 0, 1)); break;
+	case 7: TWICE_NUM(cb_seen, ksync_memgroup_offline(cb_group)); break;
 	}
 	cb_case = 0;
 	return 1;
@@ -226,6 +233,24 @@ static void c_group_children(struct seen *s)
 }
 
 static void c_group_from_cb(struct seen *s) { from_callback(s, 3, false); }
+static void c_mg_offline_from_cb(struct seen *s) { from_callback(s, 7, false); }
+
+/* Inside a read section of the registry's domain, both doors to offline refuse. */
+static void offline_in_registry_section(struct seen *s, bool destroy)
+{
+	struct ksync_memgroup *g = ksync_shrinker_group_create(R, NULL);
+	struct ksync_srcu_struct *rs = ksync_shrinker_registry_srcu(R);
+	int idx = ksync_srcu_read_lock(rs);
+	if (destroy)
+		TWICE_NUM(s, ksync_shrinker_group_destroy(g));
+	else
+		TWICE_NUM(s, ksync_memgroup_offline(g));
+	ksync_srcu_read_unlock(rs, idx);
+	KASSERT(ksync_memgroup_state(g) == KSYNC_MEMGROUP_ONLINE);
+	KASSERT(ksync_shrinker_group_destroy(g) == 0);
+}
+static void c_group_in_section(struct seen *s) { offline_in_registry_section(s, true); }
+static void c_mg_offline_in_section(struct seen *s) { offline_in_registry_section(s, false); }
 
 static void c_bit_past(struct seen *s)
 {
@@ -290,6 +315,34 @@ static void c_mg_twice(struct seen *s)
 	ksync_memgroup_put(g);
 	KASSERT(ksync_memgroup_set_destroy(set) == 0);
 }
+
+static void c_mg_put_online(struct seen *s)
+{
+	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
+	struct ksync_memgroup *g = ksync_memgroup_create(set, NULL);
+	TWICE_VOID(s, ksync_memgroup_put(g));
+	KASSERT(ksync_memgroup_state(g) == KSYNC_MEMGROUP_ONLINE);
+	KASSERT(ksync_memgroup_offline(g) == 0);
+	KASSERT(ksync_memgroup_set_destroy(set) == 0);
+}
+
+/* A group released while this thread is inside a read section of its set. */
+static void released_group(struct seen *s, bool get)
+{
+	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
+	struct ksync_memgroup *g = ksync_memgroup_create(set, NULL);
+	int idx = ksync_srcu_read_lock(ksync_memgroup_set_srcu(set));
+	KASSERT(ksync_memgroup_offline(g) == 0);
+	if (get)
+		TWICE_VOID(s, ksync_memgroup_get(g));
+	else
+		TWICE_VOID(s, ksync_memgroup_put(g));
+	KASSERT(!ksync_memgroup_tryget(g));
+	ksync_srcu_read_unlock(ksync_memgroup_set_srcu(set), idx);
+	KASSERT(ksync_memgroup_set_destroy(set) == 0);
+}
+static void c_mg_put_released(struct seen *s) { released_group(s, false); }
+static void c_mg_get_released(struct seen *s) { released_group(s, true); }
 
 static void c_mg_children(struct seen *s)
 {
@@ -488,6 +541,7 @@ static const struct row_case {
 	{ "ksync_shrinker_free", "from its own callback", c_free_own_cb, 0, 0 },
 	{ "ksync_shrinker_group_destroy", "the group has children", c_group_children, 0, 0 },
 	{ "ksync_shrinker_group_destroy", "from a callback", c_group_from_cb, 0, 0 },
+	{ "ksync_shrinker_group_destroy", "inside a read section of the registry's domain", c_group_in_section, 0, 0 },
 	{ "ksync_set_shrinker_bit", "id at or past the map", c_bit_past, 0, 0 },
 	{ "ksync_set_shrinker_bit", "bad nid", c_bit_nid, 0, 0 },
 	{ "ksync_shrink_slab", "bad nid", c_slab_nid, 0, 0 },
@@ -499,6 +553,11 @@ static const struct row_case {
 	{ "ksync_memgroup_create", "the parent is not online", c_mg_parent, 0, 0 },
 	{ "ksync_memgroup_offline", "not online (offline twice)", c_mg_twice, 0, 0 },
 	{ "ksync_memgroup_offline", "online children", c_mg_children, 0, 0 },
+	{ "ksync_memgroup_offline", "from a shrinker callback", c_mg_offline_from_cb, 0, 0 },
+	{ "ksync_memgroup_offline", "inside a read section of the registry's domain", c_mg_offline_in_section, 0, 0 },
+	{ "ksync_memgroup_put", "no reference left but the creator's (online or dying)", c_mg_put_online, 0, 0 },
+	{ "ksync_memgroup_put", "the group is already released", c_mg_put_released, 0, 0 },
+	{ "ksync_memgroup_get", "the group is already released", c_mg_get_released, 0, 0 },
 	{ "ksync_memgroup_client_register", "no online hook", c_mg_client_nohook, 0, 0 },
 	{ "ksync_memgroup_client_register", "the same client and priv already registered", c_mg_client_twice, 0, 0 },
 	{ "ksync_memgroup_client_unregister", "groups remain", c_mg_client_groups, 0, 0 },
@@ -563,7 +622,7 @@ static void run_row(const struct row *r, const struct row_case *c)
 KTEST(misuse_table_of_docs)
 {
 	FILE *f = fopen(KSYNC_ERRORS_MD, "r");
-	struct row rows[64];
+	struct row rows[96];
 	int nrows = 0, used[NR_CASES] = { 0 };
 	char line[512];
 
@@ -574,7 +633,7 @@ KTEST(misuse_table_of_docs)
 	while (fgets(line, sizeof(line), f)) {
 		if (strncmp(line, "## ", 3) == 0)
 			in_table = strncmp(line, "## Misuse table", 15) == 0;
-		if (in_table && nrows < 64 && parse_row(line, &rows[nrows]))
+		if (in_table && nrows < 96 && parse_row(line, &rows[nrows]))
 			nrows++;
 	}
 	fclose(f);
