@@ -8,11 +8,9 @@
 
 #include <ksync/atomic.h>
 #include <ksync/fuzzing.h>
+#include <ksync/impl/futex.h> /* the one futex(2) wrapper, shared with SRCU */
 
 #include <limits.h>
-#include <linux/futex.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 /*
  * Sleep while *@word holds @val (returns at once if it does not). May return
@@ -23,13 +21,13 @@ static inline void ksync_futex_wait(ksync_atomic_t *word, int val)
 {
 	if (ksync__sched_yield(word))
 		return;
-	syscall(SYS_futex, &word->counter, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+	(void)ksync__futex_wait(&word->counter, val, NULL);
 }
 
 /* Wake every thread sleeping on @word. */
 static inline void ksync_futex_wake_all(ksync_atomic_t *word)
 {
-	syscall(SYS_futex, &word->counter, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+	(void)ksync__futex_wake(&word->counter, INT_MAX);
 }
 
 /*
