@@ -51,15 +51,22 @@
  * cancellation points (they disable cancellation while they wait, since a
  * thread cancelled there would leave a lock held or a marker queued).
  *
- * The algorithm and its proof are in <ksync/impl/srcu_core.h>; the Promela
- * model beside it checks them.
+ * The algorithm and its proof are in the slow-path headers: the read side's
+ * half in <ksync/impl/srcu_read.h>, the grace periods' in
+ * <ksync/impl/srcu_gp.h>; the Promela model tests/model/srcu.pml checks them.
+ *
+ * Two forms, the same code: header-only (the default: include this header,
+ * link nothing but CK and pthreads; each translation unit carries a static
+ * copy of the slow paths), or compiled (define KSYNC_SRCU_EXTERN, as the
+ * ksync::srcu CMake target and pkg-config ksync-srcu do, and link
+ * libksync_srcu: one copy of the slow paths, and no slow-path system header
+ * reaches the includer). Both may be mixed in one program.
  */
 #ifndef KSYNC_SRCU_H
 #define KSYNC_SRCU_H
 
 #include <ksync/atomic.h>
 #include <ksync/compiler.h>
-#include <ksync/impl/srcu_core.h>
 #include <ksync/impl/srcu_types.h>
 #include <ksync/rcupdate.h>
 
@@ -67,7 +74,193 @@
 
 KSYNC_EXTERN_C_BEGIN
 
-/* Below: the types (impl/srcu_types.h), then the slow paths (impl/srcu_core.h). */
+/* ------------------------------------------------------------------------ */
+/* Update side: set-up, grace periods, callbacks, polls                      */
+
+/**
+ * ksync_init_srcu_struct() - initialise a dynamically allocated domain.
+ * @ssp: the domain (any content)
+ *
+ * Not needed for KSYNC_DEFINE_SRCU() domains. Pair with
+ * ksync_cleanup_srcu_struct() before freeing the memory.
+ * Return: 0 on success, -ENOMEM if resources ran out.
+ */
+KSYNC_SRCU_API int ksync_init_srcu_struct(struct ksync_srcu_struct *ssp);
+
+/**
+ * ksync_init_srcu_struct_flags() - initialise a domain, choosing its mode.
+ * @ssp: the domain (any content)
+ * @flags: 0, or KSYNC_SRCU_FENCED to force the fenced read side
+ *
+ * Return: 0 (nothing here can run out of memory; slots are allocated by
+ * readers, callbacks by the caller).
+ */
+KSYNC_SRCU_API int ksync_init_srcu_struct_flags(struct ksync_srcu_struct *ssp, unsigned int flags);
+
+/**
+ * ksync_cleanup_srcu_struct() - tear down a domain before its memory is freed.
+ * @ssp: the domain
+ *
+ * Stops the helper thread and detaches every thread's slot. With readers
+ * still inside, callbacks still queued, or from a callback of @ssp, it reports
+ * the misuse (file and line) and leaks the domain instead: the memory must
+ * then not be freed. Afterwards the domain may be initialised again.
+ */
+KSYNC_SRCU_API void ksync_cleanup_srcu_struct(struct ksync_srcu_struct *ssp);
+
+/**
+ * ksync_synchronize_srcu() - wait until every read section of @ssp that began
+ * before this call has ended.
+ * @ssp: the domain
+ *
+ * Sleeps (never in scheduler-tick steps while no reader is in the way: a
+ * domain no thread reads costs one cmpxchg and a few loads, one whose
+ * readers are all outside their sections one membarrier and two scans). Concurrent callers share
+ * grace periods. Calling it inside a ksync_srcu_read_lock() section of @ssp on
+ * this thread would never return: it is reported (file and line) and returns
+ * at once instead, waiting for nothing.
+ *
+ * Ordering: everything the caller did before is visible to every reader that
+ * the grace period does not wait for; everything every waited-for reader did
+ * in its section happens before the return.
+ */
+KSYNC_SRCU_API void ksync_synchronize_srcu(struct ksync_srcu_struct *ssp);
+
+/**
+ * ksync_synchronize_srcu_expedited() - ksync_synchronize_srcu(); already as
+ * fast as the machine allows.
+ * @ssp: the domain
+ */
+KSYNC_SRCU_API void ksync_synchronize_srcu_expedited(struct ksync_srcu_struct *ssp);
+
+/**
+ * ksync_call_srcu() - call @func(@head) after a grace period of @ssp.
+ * @ssp: the domain
+ * @head: a head embedded in the object; untouched by the caller until @func runs
+ * @func: the callback; runs on the domain's helper thread, outside any lock,
+ *        and may call ksync_call_srcu() again
+ *
+ * Never waits for a grace period. When more than the domain's limit
+ * (ksync_srcu_set_cb_limit(), default KSYNC_SRCU_CB_LIMIT_DEFAULT)
+ * callbacks wait, the caller blocks until the helper catches up, unless it is
+ * a callback (of any domain) or inside a ksync_srcu_read_lock() section of
+ * @ssp. Queueing a
+ * head that is already queued is reported (file and line) and ignored in
+ * KSYNC_DEBUG builds.
+ *
+ * Ordering: everything the caller did before the call happens before the
+ * grace period, and everything every reader it waited for did happens
+ * before @func runs.
+ */
+KSYNC_SRCU_API void ksync_call_srcu(struct ksync_srcu_struct *ssp, struct ksync_rcu_head *head, void (*func)(struct ksync_rcu_head *head));
+
+/**
+ * ksync_srcu_barrier() - wait until every callback queued on @ssp before this
+ * call has run.
+ * @ssp: the domain
+ *
+ * Also waits for callbacks that those callbacks queue, and so on, until a
+ * round of callbacks queues none (the kernel does not promise this; a chain
+ * of callbacks that re-queue themselves forever makes it wait forever).
+ * Must not be called by a callback of @ssp (reported, returns at once) nor
+ * inside a read section of @ssp.
+ */
+KSYNC_SRCU_API void ksync_srcu_barrier(struct ksync_srcu_struct *ssp);
+
+/**
+ * ksync_get_state_synchronize_srcu() - a cookie for a future grace period.
+ * @ssp: the domain
+ *
+ * Starts nothing. Return: a cookie that ksync_poll_state_synchronize_srcu()
+ * reports as done once a full grace period has elapsed after this call.
+ * Everything the caller did before the call is ordered before that grace period.
+ */
+KSYNC_SRCU_API unsigned long ksync_get_state_synchronize_srcu(struct ksync_srcu_struct *ssp);
+
+/**
+ * ksync_start_poll_synchronize_srcu() - a cookie, and make sure a grace
+ * period that satisfies it will run.
+ * @ssp: the domain
+ *
+ * Does not wait: the helper thread runs the grace period.
+ * Return: the cookie for ksync_poll_state_synchronize_srcu().
+ */
+KSYNC_SRCU_API unsigned long ksync_start_poll_synchronize_srcu(struct ksync_srcu_struct *ssp);
+
+/**
+ * ksync_poll_state_synchronize_srcu() - has the grace period of @cookie ended?
+ * @ssp: the domain
+ * @cookie: from ksync_get_state_synchronize_srcu() or ksync_start_poll_synchronize_srcu()
+ *
+ * Wrap-safe. When it returns true, everything the caller does next is ordered
+ * after the end of every reader that the grace period waited for.
+ */
+KSYNC_SRCU_API bool ksync_poll_state_synchronize_srcu(struct ksync_srcu_struct *ssp, unsigned long cookie);
+
+/**
+ * ksync_srcu_set_cb_limit() - how many callbacks may wait in @ssp before
+ * ksync_call_srcu() throttles its caller.
+ * @ssp: the domain
+ * @limit: the limit, at least 1; 0 restores KSYNC_SRCU_CB_LIMIT_DEFAULT
+ *
+ * A property of the domain, seen alike by every translation unit that
+ * queues on it. May be called at any time; a caller already throttled
+ * re-reads it when the helper next signals progress.
+ */
+static inline void ksync_srcu_set_cb_limit(struct ksync_srcu_struct *ssp, unsigned long limit)
+{
+	ksync_ulong_store(&ssp->cb_limit, limit);
+}
+
+/**
+ * ksync_srcu_run_callbacks() - run @ssp's queued callbacks on this thread.
+ * @ssp: the domain
+ *
+ * For the fuzzing mode (<ksync/fuzzing.h>), where no helper thread runs
+ * them: waits for the grace period of every callback queued (and every
+ * pending ksync_start_poll_synchronize_srcu() cookie), runs them in queueing
+ * order, then those they queued, until none is left. Also legal with a
+ * helper running, but then callbacks the helper took already may still run
+ * after it returns (ksync_srcu_barrier() waits for those). Must not be called
+ * inside a read section of @ssp nor from one of its callbacks: reported
+ * (file and line), and it returns 0 at once.
+ *
+ * Return: the number of callbacks it invoked.
+ */
+KSYNC_SRCU_API unsigned long ksync_srcu_run_callbacks(struct ksync_srcu_struct *ssp);
+
+/**
+ * ksync_srcu_run_all_callbacks() - ksync_srcu_run_callbacks() of every domain.
+ *
+ * For the fuzzing mode: also drives the domains a program cannot name (a
+ * library's internal ones, such as a shrinker registry's). Domains whose
+ * read section the caller is inside, or whose callbacks it is running, are
+ * skipped. Must not run concurrently with a ksync_cleanup_srcu_struct().
+ *
+ * Return: the number of callbacks it invoked.
+ */
+KSYNC_SRCU_API unsigned long ksync_srcu_run_all_callbacks(void);
+
+/*
+ * Internal, declared here for the inline read side below (and, in the
+ * compiled form, exported by libksync_srcu): its slow paths and checks.
+ */
+KSYNC_SRCU_API unsigned long ksync__srcu_ensure_init(struct ksync_srcu_struct *ssp);
+KSYNC_SRCU_API KSYNC_NOINLINE int ksync__srcu_read_lock_slow(struct ksync_srcu_struct *ssp);
+KSYNC_SRCU_API KSYNC_NOINLINE void ksync__srcu_read_unlock_slow(struct ksync_srcu_struct *ssp, int idx);
+KSYNC_SRCU_API KSYNC_NOINLINE void ksync__srcu_wake_gp(struct ksync_srcu_struct *ssp);
+KSYNC_SRCU_API bool ksync__srcu_shared_unlock(struct ksync_srcu_struct *ssp, int idx);
+KSYNC_SRCU_API int ksync__srcu_self_inside(const struct ksync_srcu_struct *ssp);
+
+KSYNC_EXTERN_C_END
+
+/* The slow paths (bodies where KSYNC__SRCU_BODIES), and the read side's inline helpers. */
+#include <ksync/impl/srcu_helper.h>
+
+KSYNC_EXTERN_C_BEGIN
+
+/* ------------------------------------------------------------------------ */
+/* Read side                                                                */
 
 /**
  * ksync_srcu_read_lock() - enter a read section of @ssp.
@@ -151,7 +344,7 @@ static KSYNC_ALWAYS_INLINE void ksync_srcu_read_unlock(struct ksync_srcu_struct 
 		KSYNC_WRITE_ONCE(*p, w - KSYNC__SRCU_ONE);
 	}
 #endif
-	ksync__srcu_unlock_wake(ssp); /* W2: a sleeping grace period (impl/srcu_core.h) */
+	ksync__srcu_unlock_wake(ssp); /* W2: a sleeping grace period (impl/srcu_read.h) */
 }
 
 /**

@@ -1,7 +1,7 @@
 /*
  * SPDX-License-Identifier: BSD-2-Clause
  *
- * srcu.pml - Promela model of ksync SRCU (include/ksync/impl/srcu_core.h):
+ * srcu.pml - Promela model of ksync SRCU (include/ksync/impl/srcu_read.h, srcu_gp.h):
  * the membarrier-mode read side and the grace period, on a TSO machine.
  *
  * Readers: load the index i, store 2|i to their slot word (depth 1 on

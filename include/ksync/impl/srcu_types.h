@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * ksync/impl/srcu_types.h - SRCU's types and process-wide objects: the
- * bottom layer of <ksync/srcu.h> (types, then the slow paths in
- * impl/srcu_core.h, then the API and inline read side in srcu.h; each
- * includes only what is below it). Private: include <ksync/srcu.h>.
+ * bottom layer of <ksync/srcu.h> (types, then the slow paths in the chain
+ * impl/srcu_process.h -> srcu_read.h -> srcu_gp.h -> srcu_callbacks.h ->
+ * srcu_helper.h, then the API and inline read side in srcu.h; each includes
+ * only what is below it). Private: include <ksync/srcu.h>.
  */
 #ifndef KSYNC_IMPL_SRCU_TYPES_H
 #define KSYNC_IMPL_SRCU_TYPES_H
@@ -18,6 +19,62 @@
 #include <stdbool.h>
 
 KSYNC_EXTERN_C_BEGIN
+
+/*
+ * Linkage of SRCU's functions.
+ *
+ * Header-only (the default): every function is static, and each translation
+ * unit that includes <ksync/srcu.h> carries a copy of the slow paths (they
+ * cooperate through the domain and a few weak process-wide objects).
+ *
+ * Compiled (KSYNC_SRCU_EXTERN defined, as linking ksync::srcu or
+ * pkg-config ksync-srcu does): one copy in libksync_srcu, compiled by
+ * lib/srcu/srcu.c, which also defines KSYNC_SRCU_IMPLEMENTATION. Includers
+ * get declarations and the inline read side only; none of the slow paths'
+ * system headers (<linux/futex.h>, <linux/membarrier.h>, syscall()).
+ *
+ * The two forms mix in one program: a header-only copy and the library work
+ * on the same domains, as two header-only copies do.
+ */
+#if defined(KSYNC_SRCU_EXTERN) && !defined(KSYNC_SRCU_IMPLEMENTATION)
+#define KSYNC__SRCU_BODIES 0
+#define KSYNC_SRCU_API extern
+#elif defined(KSYNC_SRCU_EXTERN)
+#define KSYNC__SRCU_BODIES 1
+#define KSYNC_SRCU_API __attribute__((__visibility__("default")))
+#else
+#define KSYNC__SRCU_BODIES 1
+#define KSYNC_SRCU_API static KSYNC_UNUSED
+#endif
+
+/*
+ * States (internal). Fields that hold them stay int: some are futex words,
+ * all are read without a lock.
+ */
+/* struct ksync_srcu_thread.state */
+enum ksync__srcu_thread_state {
+	KSYNC__SRCU_THREAD_FRESH = 0,  /* no exit hook yet */
+	KSYNC__SRCU_THREAD_ARMED = 1,  /* the exit hook will fold its slots */
+	KSYNC__SRCU_THREAD_EXITED = 2, /* the exit hook ran: no slot any more */
+};
+/* struct ksync_srcu_struct.helper_state */
+enum ksync__srcu_helper_state {
+	KSYNC__SRCU_HELPER_NONE = 0,     /* no helper thread */
+	KSYNC__SRCU_HELPER_RUNNING = 1,  /* ssp->helper runs (published with release) */
+	KSYNC__SRCU_HELPER_STOPPING = 2, /* cleanup asked it to end */
+};
+/* struct ksync_srcu_struct.gp_waiting (a futex word) */
+enum ksync__srcu_gp_waiting {
+	KSYNC__SRCU_GP_NOT_WAITING = 0, /* no grace period waits for readers */
+	KSYNC__SRCU_GP_WAITING = 1,     /* one waits, spinning or yielding */
+	KSYNC__SRCU_GP_SLEEPING = 2,    /* one sleeps on the word: an unlock wakes it */
+};
+/* ksync_srcu_membarrier_state */
+enum ksync__srcu_membarrier {
+	KSYNC__SRCU_MEMBARRIER_UNPROBED = 0,
+	KSYNC__SRCU_MEMBARRIER_OK = 1,    /* private expedited registered */
+	KSYNC__SRCU_MEMBARRIER_NONE = -1, /* unavailable: domains are fenced */
+};
 
 /**
  * KSYNC_SRCU_CB_LIMIT_DEFAULT - callbacks that may wait in one domain before
@@ -91,7 +148,7 @@ KSYNC_EXTERN_C_BEGIN
  * @ctr: the thread's sections of the domain.
  * @alt: sections begun on the other index while @ctr still counts sections
  * of the index before a flip (overlapping sections, see "Slots" in
- * impl/srcu_core.h).
+ * impl/srcu_read.h).
  */
 struct ksync_srcu_words {
 	unsigned long ctr;
@@ -147,7 +204,7 @@ struct ksync_srcu_thread {
 		unsigned long id, depth;
 	} shared[KSYNC_SRCU_TCACHE];
 	unsigned long shared_other;
-	int state; /* 0 fresh, 1 exit hook armed, 2 exited */
+	int state; /* enum ksync__srcu_thread_state */
 	int in_helper; /* this thread is a domain's helper: ksync_call_srcu() never blocks it */
 	const void *running; /* the domain whose callbacks this thread runs in place of its helper */
 };
@@ -182,7 +239,7 @@ struct ksync_srcu_struct {
 	unsigned long key;	/* offset of the direct words in ksync_srcu_self (0: none) */
 	unsigned long id;	/* unique, nonzero once set up; bit 0: fenced mode */
 	unsigned long idx;	/* bit 0: the index new readers count on; bit 1: fenced mode */
-	int gp_waiting;		/* a grace period is waiting for readers */
+	int gp_waiting;		/* enum ksync__srcu_gp_waiting */
 	unsigned int flags;	/* KSYNC_SRCU_* given at init */
 
 	/* Update side, away from the readers' line. */
@@ -211,7 +268,7 @@ struct ksync_srcu_struct {
 	pthread_cond_t cb_done;		/* producers over the limit, barriers */
 	unsigned long poll_req;		/* cookie the helper must reach */
 	int poll_req_valid;
-	int helper_state;		/* 0 none, 1 running, 2 stopping */
+	int helper_state;		/* enum ksync__srcu_helper_state */
 	int helper_sleeping;
 	int driving;			/* a caller runs a batch in place of the helper (fuzzing mode) */
 	pthread_t helper;
