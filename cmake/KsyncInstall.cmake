@@ -12,7 +12,7 @@ include(CMakePackageConfigHelpers)
 install(DIRECTORY include/ksync DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         FILES_MATCHING PATTERN "*.h")
 set(_ksync_targets ksync)
-foreach(_lib ksync_memgroup ksync_shrinker ksync_list_lru)
+foreach(_lib ksync_srcu ksync_memgroup ksync_shrinker ksync_list_lru)
   if(TARGET ${_lib})
     list(APPEND _ksync_targets ${_lib})
   endif()
@@ -64,6 +64,9 @@ endfunction()
 # ksync.pc is header-only and arch-independent (share/); ksync-shrinker.pc
 # names a library, so it sits beside it (lib/).
 ksync_install_pc(ksync.pc.in ksync ${CMAKE_INSTALL_DATADIR}/pkgconfig)
+if(TARGET ksync_srcu)
+  ksync_install_pc(ksync-srcu.pc.in ksync-srcu ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endif()
 if(TARGET ksync_memgroup)
   ksync_install_pc(ksync-memgroup.pc.in ksync-memgroup ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 endif()

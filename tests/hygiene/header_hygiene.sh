@@ -50,7 +50,7 @@ for h in "$inc"/ksync/*.h "$inc"/ksync/linux/*.h; do
 	name=${h#"$inc"/}
 	printf '#include <%s>\n#include <%s>\n' "$name" "$name" >"$work/one.c"
 	cp "$work/one.c" "$work/one.cc"
-	modes=("" "-DKSYNC_ATOMIC_BUILTINS" "-DKSYNC_DEBUG")
+	modes=("" "-DKSYNC_ATOMIC_BUILTINS" "-DKSYNC_DEBUG" "-DKSYNC_SRCU_EXTERN")
 	case $name in ksync/linux/*) modes=("") ;; esac
 	for mode in "${modes[@]}"; do
 		for c in "${compilers[@]}"; do
@@ -64,6 +64,25 @@ for h in "$inc"/ksync/*.h "$inc"/ksync/linux/*.h; do
 	done
 done
 echo "single-header checks: $pass passed so far"
+
+# 1b. The compiled form of SRCU (KSYNC_SRCU_EXTERN): an includer of srcu.h
+#     sees declarations and the inline read side, none of the slow paths'
+#     system headers (futex, membarrier, the syscall() prototype).
+srcu_clean() { # compiler
+	local out
+	out=$(printf '#include <ksync/srcu.h>\n' | $1 -std=c11 -E -DKSYNC_SRCU_EXTERN -I"$inc" $ck_flags -x c -) || return 1
+	if grep -E '^# [0-9]+ "[^"]*/linux/(futex|membarrier)\.h"' <<<"$out"; then
+		echo "linux/futex.h or linux/membarrier.h reached the includer"; return 1
+	fi
+	if grep -E '\bsyscall *\(' <<<"$out"; then echo "syscall() reached the includer"; return 1; fi
+	# A definition: the name and its parameters, no ';' (the brace follows).
+	if grep -E '\bksync_synchronize_srcu *\([^;]*\) *\{? *$' <<<"$out"; then
+		echo "a slow-path body reached the includer"; return 1
+	fi
+}
+for c in "${compilers[@]}"; do
+	check "srcu.h with KSYNC_SRCU_EXTERN: no slow-path system header or body ($c)" srcu_clean "$c"
+done
 
 # 2. Coexistence with liburcu and CK in one translation unit (CK alone
 #    without liburcu).

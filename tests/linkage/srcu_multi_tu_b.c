@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* The second translation unit of srcu_multi_tu: its own copy of the slow paths. */
+#ifdef KSYNC_TEST_B_HEADER_ONLY
+/* srcu_multi_tu_mixed: a header-only copy beside libksync_srcu's (the other unit). */
+#undef KSYNC_SRCU_EXTERN
+#endif
 #include "srcu_multi_tu.h"
 
 int tu_b_lock(struct ksync_srcu_struct *ssp) { return ksync_srcu_read_lock(ssp); }
