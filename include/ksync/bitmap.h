@@ -31,7 +31,7 @@
 #include <ksync/atomic.h>
 #include <ksync/bitops.h>
 #include <ksync/compiler.h>
-#include <ksync/fuzzing.h>
+#include <ksync/impl/switches.h> /* KSYNC__ALLOC */
 #include <ksync/math.h>
 
 #include <errno.h>

@@ -36,21 +36,20 @@
  *
  * None of this is meant for production: the fuzzing mode leaves callbacks
  * queued until something drives them.
+ *
+ * This header is the users' part only; the wrappers ksync's own code calls
+ * (allocations, mutexes, condition variables) are private: impl/switches.h
+ * and impl/sched.h.
  */
 #ifndef KSYNC_FUZZING_H
 #define KSYNC_FUZZING_H
 
 #include <ksync/compiler.h>
+#include <ksync/impl/switches.h>
 
-#include <pthread.h>
 #include <stdbool.h>
 
 KSYNC_EXTERN_C_BEGIN
-
-/* The switches (process-wide; see above). Use the functions below. */
-KSYNC_PROCESS_WIDE int ksync_fuzzing_mode;
-KSYNC_PROCESS_WIDE unsigned long ksync__fault_countdown;
-KSYNC_PROCESS_WIDE unsigned long ksync__fault_fired;
 
 /**
  * enum ksync_sched_point - why ksync calls the scheduler hook.
@@ -72,14 +71,6 @@ enum ksync_sched_point {
  * ended. It must not call back into ksync.
  */
 KSYNC_PROCESS_WIDE void (*ksync_sched_hook)(int why, const void *obj);
-
-#if defined(FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION) && !defined(KSYNC_NO_FUZZING_MODE)
-/* Every translation unit built for fuzzing turns the mode on before main(). */
-__attribute__((__constructor__)) static void ksync__fuzzing_mode_at_start(void)
-{
-	__atomic_store_n(&ksync_fuzzing_mode, 1, __ATOMIC_RELAXED);
-}
-#endif
 
 /**
  * ksync_fuzzing_enable() - turn the fuzzing mode on or off.
@@ -128,85 +119,6 @@ static inline KSYNC_UNUSED void ksync_fail_nth_alloc(unsigned long n)
 static inline KSYNC_UNUSED bool ksync_fail_nth_alloc_fired(void)
 {
 	return __atomic_load_n(&ksync__fault_fired, __ATOMIC_RELAXED) != 0;
-}
-
-/*
- * ksync__alloc_fails() - called by every allocation site of ksync before it
- * allocates: true when this allocation must fail. Relaxed: a counter, never a
- * synchronisation.
- */
-static KSYNC_ALWAYS_INLINE KSYNC_UNUSED bool ksync__alloc_fails(void)
-{
-	unsigned long n = __atomic_load_n(&ksync__fault_countdown, __ATOMIC_RELAXED);
-
-	while (ksync_unlikely(n != 0)) {
-		if (__atomic_compare_exchange_n(&ksync__fault_countdown, &n, n - 1, false,
-						__ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-			if (n != 1)
-				return false;
-			__atomic_store_n(&ksync__fault_fired, 1UL, __ATOMIC_RELAXED);
-			return true;
-		}
-	}
-	return false;
-}
-
-/* KSYNC__ALLOC() - @expr, an allocation, or NULL when ksync__alloc_fails(). */
-#define KSYNC__ALLOC(expr) (ksync__alloc_fails() ? NULL : (expr))
-
-/*
- * ksync__sched_yield() - a blocking wait's condition does not hold: let the
- * scheduler run another thread. Returns false when no scheduler is installed
- * (the caller then blocks as usual).
- */
-static KSYNC_ALWAYS_INLINE KSYNC_UNUSED bool ksync__sched_yield(const void *obj)
-{
-	void (*hook)(int, const void *) = __atomic_load_n(&ksync_sched_hook, __ATOMIC_ACQUIRE);
-
-	if (ksync_likely(!hook))
-		return false;
-	hook(KSYNC_SCHED_BLOCKED, obj);
-	return true;
-}
-
-/* ksync__sched_preempt() - a preemption point for an installed scheduler. */
-static KSYNC_ALWAYS_INLINE KSYNC_UNUSED void ksync__sched_preempt(const void *site)
-{
-	void (*hook)(int, const void *) = __atomic_load_n(&ksync_sched_hook, __ATOMIC_ACQUIRE);
-
-	if (ksync_unlikely(hook != NULL))
-		hook(KSYNC_SCHED_PREEMPT, site);
-}
-
-/*
- * ksync__mutex_lock() - pthread_mutex_lock(), or, under a scheduler, try the
- * lock and yield until it is free. Every mutex ksync takes goes through it.
- */
-static KSYNC_ALWAYS_INLINE KSYNC_UNUSED void ksync__mutex_lock(pthread_mutex_t *m)
-{
-	if (ksync_likely(!__atomic_load_n(&ksync_sched_hook, __ATOMIC_RELAXED))) {
-		pthread_mutex_lock(m);
-		return;
-	}
-	ksync__sched_preempt(m); /* another thread may run first */
-	while (pthread_mutex_trylock(m) != 0)
-		(void)ksync__sched_yield(m);
-}
-
-/*
- * ksync__cond_wait() - pthread_cond_wait(), or, under a scheduler, drop the
- * mutex, yield once and take it again (a spurious wake-up, which every caller
- * already handles by checking its condition in a loop).
- */
-static KSYNC_ALWAYS_INLINE KSYNC_UNUSED void ksync__cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
-{
-	if (ksync_likely(!__atomic_load_n(&ksync_sched_hook, __ATOMIC_RELAXED))) {
-		pthread_cond_wait(c, m);
-		return;
-	}
-	pthread_mutex_unlock(m);
-	(void)ksync__sched_yield(c);
-	ksync__mutex_lock(m);
 }
 
 KSYNC_EXTERN_C_END

@@ -62,7 +62,7 @@
 #include <ksync/atomic.h>
 #include <ksync/bitops.h>
 #include <ksync/compiler.h>
-#include <ksync/fuzzing.h>
+#include <ksync/impl/switches.h> /* KSYNC__ALLOC */
 #include <ksync/math.h>
 #include <ksync/rcupdate.h>
 #include <ksync/srcu.h>

@@ -7,7 +7,7 @@
 #define KSYNC_LIB_COMMON_WAIT_H
 
 #include <ksync/atomic.h>
-#include <ksync/fuzzing.h>
+#include <ksync/impl/sched.h> /* ksync__sched_yield(); <ksync/fuzzing.h> */
 #include <ksync/impl/futex.h> /* the one futex(2) wrapper, shared with SRCU */
 
 #include <limits.h>

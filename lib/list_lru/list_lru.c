@@ -94,7 +94,7 @@
  * snapshot, exact only when nothing runs.
  */
 #define _GNU_SOURCE
-#include <ksync/fuzzing.h>
+#include <ksync/impl/sched.h> /* the blocking wrappers; <ksync/fuzzing.h> */
 #include <ksync/list_lru.h>
 
 #include <ksync/atomic.h>

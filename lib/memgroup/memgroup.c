@@ -53,7 +53,7 @@
  *       read section (dependency-ordered loads).
  */
 #define _GNU_SOURCE
-#include <ksync/fuzzing.h>
+#include <ksync/impl/sched.h> /* the blocking wrappers; <ksync/fuzzing.h> */
 #include <ksync/memgroup.h>
 
 #include <ksync/atomic.h>

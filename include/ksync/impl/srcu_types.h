@@ -11,7 +11,7 @@
 
 #include <ksync/atomic.h>
 #include <ksync/compiler.h>
-#include <ksync/fuzzing.h>
+#include <ksync/impl/sched.h> /* the blocking wrappers; <ksync/fuzzing.h> */
 #include <ksync/list.h>
 #include <ksync/rcupdate.h>
 
