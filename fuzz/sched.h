@@ -41,6 +41,8 @@
 #ifndef KSYNC_FUZZ_SCHED_H
 #define KSYNC_FUZZ_SCHED_H
 
+#include <ksync/bug.h> /* ksync_warn_hook */
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -42,6 +42,7 @@
 #ifndef KSYNC_MEMGROUP_H
 #define KSYNC_MEMGROUP_H
 
+#include <ksync/bug.h>
 #include <ksync/compiler.h>
 
 #include <stdbool.h>

@@ -53,6 +53,7 @@
 #define KSYNC_RCULIST_H
 
 #include <ksync/atomic.h>
+#include <ksync/bug.h>
 #include <ksync/compiler.h>
 #include <ksync/list.h>
 #include <ksync/rcupdate.h>

@@ -21,6 +21,7 @@
 #define KSYNC_RCUPDATE_H
 
 #include <ksync/atomic.h>
+#include <ksync/bug.h>
 #include <ksync/compiler.h>
 
 KSYNC_EXTERN_C_BEGIN

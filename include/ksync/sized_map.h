@@ -61,6 +61,7 @@
 
 #include <ksync/atomic.h>
 #include <ksync/bitops.h>
+#include <ksync/bug.h>
 #include <ksync/compiler.h>
 #include <ksync/impl/switches.h> /* KSYNC__ALLOC */
 #include <ksync/math.h>

@@ -66,6 +66,7 @@
 #define KSYNC_SRCU_H
 
 #include <ksync/atomic.h>
+#include <ksync/bug.h>
 #include <ksync/compiler.h>
 #include <ksync/impl/srcu_types.h>
 #include <ksync/rcupdate.h>

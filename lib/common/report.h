@@ -18,6 +18,7 @@
 #ifndef KSYNC_LIB_COMMON_REPORT_H
 #define KSYNC_LIB_COMMON_REPORT_H
 
+#include <ksync/bug.h>
 #include <ksync/compiler.h>
 
 /* The caller's site, as the public macros pass it. */

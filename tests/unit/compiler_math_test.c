@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* compiler.h and math.h: warnings, access-once helpers, container_of, math. */
+#include <ksync/bug.h>
 #include <ksync/compiler.h>
 #include <ksync/math.h>
 

@@ -19,6 +19,7 @@
 #define KSYNC_IMPL_SRCU_PROCESS_H
 
 #include <ksync/atomic.h>
+#include <ksync/bug.h>
 #include <ksync/compiler.h>
 #include <ksync/impl/srcu_types.h>
 #include <ksync/list.h>

@@ -8,6 +8,7 @@
 #ifndef KSYNC_LINUX_BUG_H
 #define KSYNC_LINUX_BUG_H
 
+#include <ksync/bug.h>
 #include <ksync/compiler.h>
 
 #define WARN_ON(cond) KSYNC_WARN_ON(cond)
