@@ -100,7 +100,7 @@
 #include <ksync/atomic.h>
 #include <ksync/list.h>
 #include <ksync/memgroup.h>
-#include <ksync/objcg.h>
+#include <ksync/memgroup_stat.h>
 #include <ksync/rculist.h>
 #include <ksync/rcupdate.h>
 #include <ksync/shrinker.h>
