@@ -63,6 +63,7 @@
 #include <ksync/bitops.h>
 #include <ksync/bug.h>
 #include <ksync/compiler.h>
+#include <ksync/impl/seams.h>
 #include <ksync/impl/switches.h> /* KSYNC__ALLOC */
 #include <ksync/math.h>
 #include <ksync/rcupdate.h>
@@ -204,7 +205,7 @@ static inline void ksync__sized_map_free_hdr_cb(struct ksync_rcu_head *head)
 	free(ksync_container_of(head, struct ksync_sized_map, rcu));
 }
 
-#ifdef KSYNC_PLANT_SIZED_MAP_GROW_BY_COPY
+#if KSYNC_PLANT(SIZED_MAP_GROW_BY_COPY)
 /* The planted bug's superseded map owns its (copied) units: free them with it. */
 static inline void ksync__sized_map_plant_free_cb(struct ksync_rcu_head *head)
 {
@@ -526,7 +527,7 @@ static inline int ksync_sized_map_grow(struct ksync_sized_map *KSYNC_RCU *slot,
 	if (!map)
 		return -ENOMEM;
 	for (unsigned int i = 0; i < map->nr_units; i++) {
-#ifdef KSYNC_PLANT_SIZED_MAP_GROW_BY_COPY /* a planted bug for the fuzzers (docs/fuzzing.md) */
+#if KSYNC_PLANT(SIZED_MAP_GROW_BY_COPY) /* the fuzzers' plant (docs/fuzzing.md) */
 		if (i < old->nr_units && (map->unit[i] = ksync__sized_map_unit_alloc(old->data_size))) {
 			memcpy((void *)map->unit[i], (void *)old->unit[i],
 			       KSYNC__SMAP_DATA_OFF + old->data_size * KSYNC__BPL);
@@ -559,7 +560,7 @@ static inline int ksync_sized_map_grow(struct ksync_sized_map *KSYNC_RCU *slot,
 	 * The old header may still be in use by readers that fetched it before
 	 * P; its units are now the new map's and are not freed here.
 	 */
-#ifdef KSYNC_PLANT_SIZED_MAP_GROW_BY_COPY
+#if KSYNC_PLANT(SIZED_MAP_GROW_BY_COPY)
 	ksync_call_srcu(ssp, &old->rcu, ksync__sized_map_plant_free_cb);
 	return 0;
 #endif

@@ -286,7 +286,7 @@ static KSYNC_ALWAYS_INLINE int ksync_srcu_read_lock(struct ksync_srcu_struct *ss
 	/* Every section counts on the current index, nested or not (bit 1: fenced). */
 	unsigned long v = KSYNC_READ_ONCE(ssp->idx);
 	if (ksync_likely(w + w == 2 * KSYNC__SRCU_REG)) { /* registered, none open */
-		KSYNC_SRCU_TEST_DELAY();
+		KSYNC_TEST_POINT(SRCU_READ_LOCK); /* the straggler window */
 		w = KSYNC__SRCU_IDX(v & 1) | (KSYNC__SRCU_REG + KSYNC__SRCU_ONE);
 	} else if (ksync_likely(KSYNC__SRCU_INSIDE(w, v & 1))) { /* nested */
 		w += KSYNC__SRCU_ONE;

@@ -23,7 +23,7 @@ static void call_delay_hook(void)
 		kt_sleep_ms(50);
 	}
 }
-#define KSYNC_SRCU_TEST_CALL_DELAY() call_delay_hook()
+#define KSYNC_TP_SRCU_CALL() call_delay_hook()
 
 /*
  * Let a new reader in between an idle grace period's first check and its
@@ -39,7 +39,7 @@ static void idle_delay_hook(void)
 			kt_sleep_ms(1);
 	}
 }
-#define KSYNC_SRCU_TEST_IDLE_DELAY() idle_delay_hook()
+#define KSYNC_TP_SRCU_IDLE_GP() idle_delay_hook()
 
 #include <ksync/rcupdate.h>
 #include <ksync/srcu.h>

@@ -20,7 +20,8 @@
  * with up_read on another.
  *
  * It prints reads, grace periods, callbacks and errors. Built with
- * KSYNC_SRCU_MUTATE_SKIP_WAIT (the mutation check) it expects errors instead.
+ * KSYNC_PLANT_SRCU_SKIP_FIRST_WAIT or _SECOND_WAIT (the mutation check) it
+ * expects errors instead.
  */
 /*
  * Widen the straggler window: now and then a reader stalls between loading
@@ -35,7 +36,7 @@ static void kt_reader_delay(void)
 	if (kt_delay_on && (++kt_delay_tick & 15) == 0)
 		kt_sleep_us(200);
 }
-#define KSYNC_SRCU_TEST_DELAY() kt_reader_delay()
+#define KSYNC_TP_SRCU_READ_LOCK() kt_reader_delay()
 
 #include <ksync/rcupdate.h>
 #include <ksync/srcu.h>

@@ -206,9 +206,8 @@ static KSYNC_UNUSED unsigned long ksync__srcu_run_batch(struct ksync_srcu_struct
 	if (ssp->poll_req_valid && ksync__srcu_seq_ge(ssp->poll_req, cookie))
 		cookie = ssp->poll_req;
 	pthread_mutex_unlock(&ssp->cb_lock);
-#ifndef KSYNC_PLANT_SRCU_EARLY_CALLBACK /* a planted bug for the fuzzers (docs/fuzzing.md) */
-	ksync__srcu_gp_until(ssp, cookie);
-#endif
+	if (!KSYNC_PLANT(SRCU_EARLY_CALLBACK)) /* the fuzzers' plant (docs/fuzzing.md) */
+		ksync__srcu_gp_until(ssp, cookie);
 	ksync__mutex_lock(&ssp->cb_lock);
 	if (ssp->poll_req_valid &&
 	    ksync__srcu_seq_ge(ksync_ulong_load(&ssp->gp_seq), ssp->poll_req))

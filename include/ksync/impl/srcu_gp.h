@@ -159,10 +159,6 @@ static KSYNC_UNUSED void ksync__srcu_wait_idx(struct ksync_srcu_struct *ssp, uns
 	}
 }
 
-#ifndef KSYNC_SRCU_MUTATE_SKIP_WAIT
-#define KSYNC_SRCU_MUTATE_SKIP_WAIT 0 /* test hook: 1 skips the first wait, 2 the second */
-#endif
-
 /*
  * Does @ssp have no reader at all, now: no thread has a slot for it and the
  * shared counters are balanced? Then a grace period has nothing to wait for,
@@ -248,10 +244,10 @@ static KSYNC_UNUSED void ksync__srcu_gp_wait_readers(struct ksync_srcu_struct *s
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 	ksync__srcu_heavy_mb(id); /* M0: pairs with every reader's B */
 	int cur = (int)(KSYNC_READ_ONCE(ssp->idx) & 1);
-	if (KSYNC_SRCU_MUTATE_SKIP_WAIT != 1)
+	if (!KSYNC_PLANT(SRCU_SKIP_FIRST_WAIT)) /* the torture test's mutant */
 		ksync__srcu_wait_idx(ssp, id, cur ^ 1);
 	KSYNC_WRITE_ONCE(ssp->idx, ssp->idx ^ 1); /* the flip (bit 1, fenced, stays) */
-	if (KSYNC_SRCU_MUTATE_SKIP_WAIT != 2)
+	if (!KSYNC_PLANT(SRCU_SKIP_SECOND_WAIT))
 		ksync__srcu_wait_idx(ssp, id, cur);
 	/* M_end: pairs with the readers' C (see "End") */
 	if (!(id & 1) && !KSYNC__SRCU_TSO)
@@ -283,7 +279,7 @@ static KSYNC_UNUSED bool ksync__srcu_gp_try_idle(struct ksync_srcu_struct *ssp)
 {
 	if (!ksync__srcu_no_readers(ssp)) /* a hint; the check that counts is below */
 		return false;
-	KSYNC_SRCU_TEST_IDLE_DELAY();
+	KSYNC_TEST_POINT(SRCU_IDLE_GP);
 	unsigned long s = ksync_ulong_load(&ssp->gp_seq);
 	/* fully ordered: the caller's removals precede the check below; pairs with R */
 	if ((s & 1) || !ksync_ulong_try_cmpxchg(&ssp->gp_seq, &s, s + 1))

@@ -53,9 +53,8 @@ static KSYNC_UNUSED void *ksync__srcu_helper_main(void *arg)
 		unsigned long cookie = ksync_get_state_synchronize_srcu(ssp);
 		if (req_valid && ksync__srcu_seq_ge(req, cookie))
 			cookie = req;
-#ifndef KSYNC_PLANT_SRCU_EARLY_CALLBACK /* a planted bug for the fuzzers (docs/fuzzing.md) */
-		ksync__srcu_gp_until(ssp, cookie);
-#endif
+		if (!KSYNC_PLANT(SRCU_EARLY_CALLBACK)) /* the fuzzers' plant (docs/fuzzing.md) */
+			ksync__srcu_gp_until(ssp, cookie);
 		ksync__srcu_invoke(ssp, list);
 		/*
 		 * A callback forked and this is the child: the domain has no
@@ -127,7 +126,7 @@ KSYNC_SRCU_API void ksync_call_srcu(struct ksync_srcu_struct *ssp, struct ksync_
 	head->func = func;
 	bool helper = ksync__srcu_am_helper(ssp);
 	unsigned long n = ksync_ulong_fetch_add(&ssp->cb_count, 1) + 1;
-	KSYNC_SRCU_TEST_CALL_DELAY();
+	KSYNC_TEST_POINT(SRCU_CALL);
 	ksync__srcu_push(ssp, head);
 	/*
 	 * After the push (fully ordered, both): a srcu_barrier() whose snapshot

@@ -312,8 +312,8 @@ static KSYNC_UNUSED void ksync__srcu_setup(struct ksync_srcu_struct *ssp)
 		fenced = true;
 	unsigned long n = ++ksync_srcu_id_counter;
 	unsigned long k = 0; /* the direct words, if one is free (see KSYNC_SRCU_DIRECT) */
-	/* KSYNC_SRCU_TEST_NO_DIRECT: a test's build with every domain past them */
-	for (unsigned long i = 1; !k && i < KSYNC_SRCU_DIRECT && !KSYNC_SRCU_TEST_NO_DIRECT; i++)
+	/* The plant SRCU_NO_DIRECT: a test's build with every domain past them */
+	for (unsigned long i = 1; !k && i < KSYNC_SRCU_DIRECT && !KSYNC_PLANT(SRCU_NO_DIRECT); i++)
 		if (!(ksync_srcu_direct_used & (1UL << i)))
 			k = i;
 	ksync_srcu_direct_used |= 1UL << k;

@@ -11,6 +11,7 @@
 
 #include <ksync/atomic.h>
 #include <ksync/compiler.h>
+#include <ksync/impl/seams.h>
 #include <ksync/impl/sched.h> /* the blocking wrappers; <ksync/fuzzing.h> */
 #include <ksync/list.h>
 #include <ksync/rcupdate.h>
@@ -82,40 +83,6 @@ enum ksync__srcu_membarrier {
  * set another limit for that domain.
  */
 #define KSYNC_SRCU_CB_LIMIT_DEFAULT 65536UL
-
-/*
- * KSYNC_SRCU_TEST_DELAY() - test hook between a reader's load of the index
- * and its lock store (the straggler window). Empty unless a test defines it.
- */
-#ifndef KSYNC_SRCU_TEST_DELAY
-#define KSYNC_SRCU_TEST_DELAY() do { } while (0)
-#endif
-
-/*
- * KSYNC_SRCU_TEST_CALL_DELAY() - test hook in ksync_call_srcu() just before
- * the head is pushed. Empty unless a test defines it.
- */
-#ifndef KSYNC_SRCU_TEST_CALL_DELAY
-#define KSYNC_SRCU_TEST_CALL_DELAY() do { } while (0)
-#endif
-
-/*
- * KSYNC_SRCU_TEST_IDLE_DELAY() - test hook in an idle domain's grace period,
- * between its first check for readers and the cmpxchg that takes the
- * grace-period token. Empty unless a test defines it.
- */
-#ifndef KSYNC_SRCU_TEST_IDLE_DELAY
-#define KSYNC_SRCU_TEST_IDLE_DELAY() do { } while (0)
-#endif
-
-/*
- * KSYNC_SRCU_TEST_NO_DIRECT - 1 in a test's build: no domain gets direct
- * words, so every section takes the slot path (as the domains past
- * KSYNC_SRCU_DIRECT - 1 do). 0 unless a test defines it.
- */
-#ifndef KSYNC_SRCU_TEST_NO_DIRECT
-#define KSYNC_SRCU_TEST_NO_DIRECT 0
-#endif
 
 /* Flags of ksync_init_srcu_struct_flags(). */
 /** KSYNC_SRCU_FENCED - use the fenced read side even where membarrier works. */
