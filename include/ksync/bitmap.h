@@ -28,10 +28,10 @@
 #ifndef KSYNC_BITMAP_H
 #define KSYNC_BITMAP_H
 
-#include <ksync/atomic.h>
 #include <ksync/bitops.h>
 #include <ksync/compiler.h>
 #include <ksync/fuzzing.h>
+#include <ksync/impl/atomic_words.h>
 #include <ksync/math.h>
 
 #include <errno.h>
