@@ -28,9 +28,9 @@
 #ifndef KSYNC_BITMAP_H
 #define KSYNC_BITMAP_H
 
-#include <ksync/atomic.h>
 #include <ksync/bitops.h>
 #include <ksync/compiler.h>
+#include <ksync/impl/atomic_words.h>
 #include <ksync/impl/switches.h> /* KSYNC__ALLOC */
 #include <ksync/math.h>
 

@@ -40,8 +40,8 @@
 #ifndef KSYNC_BITOPS_H
 #define KSYNC_BITOPS_H
 
-#include <ksync/atomic.h>
 #include <ksync/compiler.h>
+#include <ksync/impl/atomic_words.h>
 #include <ksync/math.h>
 
 #include <stdbool.h>

@@ -2,7 +2,8 @@
 # Header hygiene, run by CTest (label hygiene):
 #  1. every public header include/ksync/*.h compiles alone, as C11 and as
 #     C++17, with gcc and clang, -Wall -Wextra -Werror, with both atomics
-#     back-ends and with KSYNC_DEBUG;
+#     back-ends and with KSYNC_DEBUG (and so do the private atomics headers
+#     include/ksync/impl/atomic*.h, on both back-ends);
 #  2. the canonical headers (all but kernel.h) compile in one translation
 #     unit together with liburcu's and Concurrency Kit's headers;
 #  3. a program using only <ksync/kernel.h> and kernel spellings builds with
@@ -45,13 +46,18 @@ else
 fi
 
 # The canonical headers in every mode; the kernel-spelling headers of
-# ksync/linux/ (thin tables of #defines) in the default mode.
-for h in "$inc"/ksync/*.h "$inc"/ksync/linux/*.h; do
+# ksync/linux/ (thin tables of #defines) in the default mode; the private
+# atomics headers (the back-end and the generated operations, which
+# <ksync/atomic.h> includes) on both back-ends.
+for h in "$inc"/ksync/*.h "$inc"/ksync/linux/*.h "$inc"/ksync/impl/atomic*.h; do
 	name=${h#"$inc"/}
 	printf '#include <%s>\n#include <%s>\n' "$name" "$name" >"$work/one.c"
 	cp "$work/one.c" "$work/one.cc"
 	modes=("" "-DKSYNC_ATOMIC_BUILTINS" "-DKSYNC_DEBUG" "-DKSYNC_SRCU_EXTERN")
-	case $name in ksync/linux/*) modes=("") ;; esac
+	case $name in
+	ksync/linux/*) modes=("") ;;
+	ksync/impl/*) modes=("" "-DKSYNC_ATOMIC_BUILTINS") ;;
+	esac
 	for mode in "${modes[@]}"; do
 		for c in "${compilers[@]}"; do
 			check "$name as C11 with $c $mode" \
