@@ -16,7 +16,7 @@ if(KSYNC_BUILD_FUZZERS AND KSYNC_HAVE_LIBFUZZER)
     file(MAKE_DIRECTORY ${_scratch})
     add_test(NAME example_cache_fuzz_smoke COMMAND cache_fuzz -seed=1 -runs=5000 -max_len=512
              ${_scratch} ${CMAKE_CURRENT_LIST_DIR}/cache_fuzz_corpus)
-    set_tests_properties(example_cache_fuzz_smoke PROPERTIES LABELS "quick;fuzz" TIMEOUT 300)
+    set_tests_properties(example_cache_fuzz_smoke PROPERTIES LABELS quick TIMEOUT 300)
   endif()
 endif()
 if(KSYNC_BUILD_TESTS)
