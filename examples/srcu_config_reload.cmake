@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
-# SRCU: one concept per example.
+# srcu_config_reload - the classic SRCU pattern (readers of the current
+# configuration, a writer replacing it) in kernel spellings: synchronize_srcu
+# and call_srcu.
 ksync_add_executable(srcu_config_reload SOURCES ${CMAKE_CURRENT_LIST_DIR}/srcu_config_reload.c)
 if(KSYNC_BUILD_TESTS)
   add_test(NAME example_srcu_config_reload COMMAND srcu_config_reload)
