@@ -5,7 +5,7 @@ if(KSYNC_HAVE_URCU)
   ksync_add_executable(bench_bare_read SOURCES ${CMAKE_CURRENT_LIST_DIR}/bare_read.c
                        LIBS PkgConfig::URCU)
   if(KSYNC_BUILD_TESTS)
-    ksync_add_command_test(bench_bare_read_smoke
+    ksync_add_command_test(bare_read_bench_smoke
       COMMAND bench_bare_read --pairs=0.1 --reps=1 --json TIMEOUT 60)
   endif()
 endif()

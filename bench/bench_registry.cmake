@@ -11,7 +11,7 @@ if(TARGET ksync::shrinker)
   target_include_directories(bench_registry PRIVATE ${_storm})
   set_target_properties(bench_registry PROPERTIES C_EXTENSIONS ON)
   if(KSYNC_BUILD_TESTS)
-    ksync_add_command_test(bench_registry_smoke COMMAND bench_registry ${KSYNC_BENCH_SMOKE_ARGS}
+    ksync_add_command_test(registry_bench_smoke COMMAND bench_registry ${KSYNC_BENCH_SMOKE_ARGS}
                            TIMEOUT 120)
   endif()
 endif()

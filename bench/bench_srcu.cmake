@@ -26,7 +26,7 @@ if(KSYNC_HAVE_URCU)
     # fx_hash.c draws its keys with the tests' generator (tests/common/rng.h).
     target_include_directories(bench_srcu PRIVATE ${PROJECT_SOURCE_DIR}/tests/common)
     if(KSYNC_BUILD_TESTS)
-      ksync_add_command_test(bench_srcu_smoke
+      ksync_add_command_test(srcu_bench_smoke
         COMMAND bench_srcu --bench_max_threads=2 ${KSYNC_BENCH_SMOKE_ARGS} TIMEOUT 120)
     endif()
   else()

@@ -43,9 +43,14 @@ endif()
 #    tests/<kind>/ gives <kind>, examples/ gives example, bench/ and fuzz/
 #    give bench and fuzz. The kinds are KSYNC_TEST_KINDS; a new tests/<kind>/
 #    directory adds its name here and in tests/README.md.
-# scripts/run-tests.sh selects its stages with both (-L/-LE).
+# One more label is in use: plant (fuzz/'s planted-bug tests). Test names
+# follow tests/README.md; tests/hygiene's test_names_hygiene checks names
+# and labels against these lists. scripts/run-tests.sh selects its stages
+# with both sorts (-L/-LE).
+set(KSYNC_TEST_TIERS quick concurrent stress)
 set(KSYNC_TEST_KINDS unit torture regression model linkage hygiene conformance port
     example bench fuzz)
+set(KSYNC_TEST_OTHER_LABELS plant)
 
 # ksync_test_kind(<var>): the kind of a test defined in the current directory.
 function(ksync_test_kind var)

@@ -4,6 +4,6 @@
 # and call_srcu.
 ksync_add_executable(srcu_config_reload SOURCES ${CMAKE_CURRENT_LIST_DIR}/srcu_config_reload.c)
 if(KSYNC_BUILD_TESTS)
-  add_test(NAME example_srcu_config_reload COMMAND srcu_config_reload)
-  set_tests_properties(example_srcu_config_reload PROPERTIES LABELS "quick;concurrent" TIMEOUT 60)
+  add_test(NAME srcu_config_reload_example COMMAND srcu_config_reload)
+  set_tests_properties(srcu_config_reload_example PROPERTIES LABELS "quick;concurrent" TIMEOUT 60)
 endif()

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-2-Clause
-# Smoke check of group_churn (cmake -P; run by the group_churn_smoke test,
+# Smoke check of group_churn (cmake -P; run by the group_churn_example test,
 # examples/group_churn.cmake): a short run (still at least 2,000
 # create/offline cycles), then the JSON must hold exactly the documented keys,
 # and the targets must be met: no object lost, statistics conserved, the

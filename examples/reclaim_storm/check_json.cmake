@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-2-Clause
-# Smoke check of reclaim_storm (cmake -P; run by the reclaim_storm_smoke test,
+# Smoke check of reclaim_storm (cmake -P; run by the reclaim_storm_example test,
 # examples/reclaim_storm.cmake): a tiny run, then the JSON must have exactly
 # the keys the demo documents, with sane values.
 # Variables: STORM (the binary), OUT (the JSON file to write).
