@@ -5,6 +5,12 @@
 #                            sanitizer runtimes, liburcu, Google Benchmark, spin)
 # Run as root (or with sudo available). When it cannot install, it names the
 # missing packages and exits 1.
+# Cheap when nothing is missing (run-tests.sh and run-demo.sh call it every
+# time): once every package was found installed it leaves a stamp,
+# build/.deps-<demo|test>, holding the package list; while the stamp holds
+# the same list and is newer than dpkg's database (which every install or
+# removal rewrites), nothing is queried. Otherwise one dpkg-query call
+# checks them all.
 set -euo pipefail
 
 what=${1:-test}
@@ -15,13 +21,25 @@ test) pkgs+=(clang libclang-rt-14-dev liburcu-dev libbenchmark-dev spin gnuplot-
 *) echo "usage: $0 demo|test" >&2; exit 2 ;;
 esac
 
+stamp="$(dirname "$0")/../build/.deps-$what"
+dpkg_db=/var/lib/dpkg/status
+if [ -f "$stamp" ] && [ -f "$dpkg_db" ] && [ "$stamp" -nt "$dpkg_db" ] &&
+	[ "$(<"$stamp")" = "${pkgs[*]}" ]; then
+	exit 0
+fi
+write_stamp() { mkdir -p "$(dirname "$stamp")" && echo "${pkgs[*]}" >"$stamp"; } 2>/dev/null
+
+# "ii <name>[:arch]" for each installed one; nothing for an unknown name.
+installed=" $(dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' "${pkgs[@]}" 2>/dev/null |
+	awk '$1 == "ii" { sub(/:.*/, "", $2); printf "%s ", $2 }' || true)"
 missing=()
 for p in "${pkgs[@]}"; do
-	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-		missing+=("$p")
-	fi
+	[[ $installed == *" $p "* ]] || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -eq 0 ]; then
+	write_stamp || true
+	exit 0
+fi
 
 echo "ksync: installing missing Debian packages: ${missing[*]}"
 if [ "$(id -u)" -eq 0 ]; then
@@ -40,3 +58,4 @@ if ! { "${as_root[@]}" apt-get update -qq &&
 	echo "ksync: check the network/apt sources, then: apt-get install ${missing[*]}" >&2
 	exit 1
 fi
+write_stamp || true

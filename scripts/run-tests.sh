@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # The whole ksync test suite, from a fresh Debian 12 machine (run as root):
-#   1. gcc, Release: every test but the long stress runs, plus header
-#      hygiene, the spin models and the benchmark smoke runs;
+#   1. gcc, Release: every test but the long stress runs, header hygiene, the
+#      spin models and the benchmark smoke runs included;
 #   2. clang with AddressSanitizer + UndefinedBehaviorSanitizer, atomics on
 #      __atomic builtins (ASan cannot see accesses made through CK's inline
-#      assembly; stage 1 keeps the CK back-end tested): every test;
+#      assembly; stage 1 keeps the CK back-end tested), with the libFuzzer
+#      targets: every test but the stress runs and the kinds hygiene, model
+#      and bench;
 #   3. clang with ThreadSanitizer, atomics on __atomic builtins: the
 #      concurrent tests (no suppressions).
+# Stages pick tests by CTest label, anchored (a label must match whole): the
+# tiers quick/concurrent/stress and the kinds (unit, torture, ..., hygiene,
+# model, bench, fuzz), see tests/README.md.
 # Closes with "N passed, N failed" over all three builds, counted from the
 # JUnit reports ctest writes (build/test-*.junit.xml), not from its text.
 # KSYNC_TEST_STAGES="gcc asan tsan" picks stages; build trees go to build/test-*.
@@ -97,13 +102,13 @@ mkdir -p build
 for s in $stages; do
 	case $s in
 	gcc)
-		CC=gcc CXX=g++ run_stage gcc "-LE stress" -DCMAKE_BUILD_TYPE=Release ;;
+		CC=gcc CXX=g++ run_stage gcc "-LE ^stress$" -DCMAKE_BUILD_TYPE=Release ;;
 	asan)
-		CC=clang CXX=clang++ run_stage asan "-LE stress|hygiene|model|bench" \
+		CC=clang CXX=clang++ run_stage asan "-LE ^(stress|hygiene|model|bench)$" \
 			-DCMAKE_BUILD_TYPE=RelWithDebInfo -DKSYNC_SANITIZE=address,undefined -DKSYNC_ATOMICS=builtins -DKSYNC_BUILD_BENCH=OFF \
 			-DKSYNC_BUILD_FUZZERS=ON ;;
 	tsan)
-		CC=clang CXX=clang++ run_stage tsan "-L concurrent -LE stress" \
+		CC=clang CXX=clang++ run_stage tsan "-L ^concurrent$ -LE ^stress$" \
 			-DCMAKE_BUILD_TYPE=RelWithDebInfo -DKSYNC_SANITIZE=thread -DKSYNC_BUILD_BENCH=OFF ;;
 	*) echo "unknown stage $s"; broken=1 ;;
 	esac

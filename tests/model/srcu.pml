@@ -38,7 +38,7 @@
  * 4 (with -DFENCED=1) the reader's barrier B, 5 (with -DALTW=1) scans that
  * ignore the alt word. Each must produce an assertion violation; the model
  * without MUTANT must not, in either mode, with one or two slot words.
- * tests/srcu_model.sh checks all of this.
+ * tests/model/srcu_model.sh checks all of this.
  */
 
 #define NR 2		/* readers */

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-2-Clause
-# ksync::list_lru micro-benchmarks: add/del/count against one mutex-protected
+# bench_list_lru: ksync::list_lru micro-benchmarks: add/del/count against one mutex-protected
 # list, from 1 and 2 threads; walks among 1 and 10,000 groups.
 if(TARGET ksync::list_lru)
   ksync_add_executable(bench_list_lru SOURCES ${CMAKE_CURRENT_LIST_DIR}/bench_list_lru.cc

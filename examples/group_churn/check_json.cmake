@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: BSD-2-Clause
-# Smoke check of group_churn (cmake -P; run by the group_churn_smoke test): a
-# short run (still at least 2,000 create/offline cycles), then the JSON must
-# hold exactly the documented keys, and the targets must be met: no object
-# lost, statistics conserved, the dying groups gone at the end.
+# Smoke check of group_churn (cmake -P; run by the group_churn_example test,
+# examples/group_churn.cmake): a short run (still at least 2,000
+# create/offline cycles), then the JSON must hold exactly the documented keys,
+# and the targets must be met: no object lost, statistics conserved, the
+# dying groups gone at the end.
 # Variables: CHURN (the binary), OUT (the JSON file to write).
 execute_process(
   COMMAND ${CHURN} --seconds 0.5 --groups 32 --threads 2 --json ${OUT}

@@ -10,4 +10,8 @@ if(TARGET ksync::shrinker)
     LIBS ksync::shrinker benchmark::benchmark)
   target_include_directories(bench_registry PRIVATE ${_storm})
   set_target_properties(bench_registry PROPERTIES C_EXTENSIONS ON)
+  if(KSYNC_BUILD_TESTS)
+    ksync_add_command_test(registry_bench_smoke COMMAND bench_registry ${KSYNC_BENCH_SMOKE_ARGS}
+                           TIMEOUT 120)
+  endif()
 endif()

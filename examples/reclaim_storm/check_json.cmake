@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
-# Smoke check of reclaim_storm (cmake -P; run by the reclaim_storm_smoke test): a tiny run, then the JSON must have
-# exactly the keys the demo documents, with sane values.
+# Smoke check of reclaim_storm (cmake -P; run by the reclaim_storm_example test,
+# examples/reclaim_storm.cmake): a tiny run, then the JSON must have exactly
+# the keys the demo documents, with sane values.
 # Variables: STORM (the binary), OUT (the JSON file to write).
 execute_process(
   COMMAND ${STORM} --seconds 1 --idle-seconds 0.3 --groups 50 --shrinkers 60 --threads 2 --json ${OUT}

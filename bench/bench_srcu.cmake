@@ -1,9 +1,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
-# SRCU: ksync beside liburcu (urcu-memb, urcu-qsbr, urcu-bp, cds_lfht), ck_epoch,
-# ck_rwlock, ck_brlock and pthread_rwlock (bench_srcu, Google Benchmark), and
-# the bare-loop read-side figure (bench_bare_read, plain C).
-# Left out without liburcu-memb (cmake/KsyncOptional.cmake says so); the
-# other two flavours ship in the same package (liburcu-dev).
+# bench_srcu: ksync SRCU beside liburcu (urcu-memb, urcu-qsbr, urcu-bp,
+# cds_lfht), ck_epoch, ck_rwlock, ck_brlock and pthread_rwlock (Google
+# Benchmark). Left out without liburcu-memb (cmake/KsyncOptional.cmake says
+# so); the other two flavours ship in the same package (liburcu-dev).
 if(KSYNC_HAVE_URCU)
   foreach(_flav qsbr bp cds)
     string(TOUPPER ${_flav} _FLAV)
@@ -26,9 +25,11 @@ if(KSYNC_HAVE_URCU)
            PkgConfig::URCU_CDS)
     # fx_hash.c draws its keys with the tests' generator (tests/common/rng.h).
     target_include_directories(bench_srcu PRIVATE ${PROJECT_SOURCE_DIR}/tests/common)
+    if(KSYNC_BUILD_TESTS)
+      ksync_add_command_test(srcu_bench_smoke
+        COMMAND bench_srcu --bench_max_threads=2 ${KSYNC_BENCH_SMOKE_ARGS} TIMEOUT 120)
+    endif()
   else()
     ksync_skip("bench_srcu" "liburcu-qsbr, liburcu-bp or liburcu-cds not found by pkg-config")
   endif()
-  ksync_add_executable(bench_bare_read SOURCES ${CMAKE_CURRENT_LIST_DIR}/bare_read.c
-                       LIBS PkgConfig::URCU)
 endif()

@@ -14,15 +14,15 @@ if(KSYNC_BUILD_FUZZERS AND KSYNC_HAVE_LIBFUZZER)
     # the build tree, so the checked-in seeds are read, never written.
     set(_scratch ${CMAKE_CURRENT_BINARY_DIR}/cache_fuzz_smoke_scratch)
     file(MAKE_DIRECTORY ${_scratch})
-    add_test(NAME example_cache_fuzz_smoke COMMAND cache_fuzz -seed=1 -runs=5000 -max_len=512
+    add_test(NAME cache_fuzz_example_smoke COMMAND cache_fuzz -seed=1 -runs=5000 -max_len=512
              ${_scratch} ${CMAKE_CURRENT_LIST_DIR}/cache_fuzz_corpus)
-    set_tests_properties(example_cache_fuzz_smoke PROPERTIES LABELS "quick;fuzz" TIMEOUT 300)
+    set_tests_properties(cache_fuzz_example_smoke PROPERTIES LABELS quick TIMEOUT 300)
   endif()
 endif()
 if(KSYNC_BUILD_TESTS)
   ksync_add_executable(cache_fuzz_replay
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/cache_fuzz.c ${PROJECT_SOURCE_DIR}/fuzz/replay_main.c
     LIBS ksync::shrinker DEFINES FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION)
-  add_test(NAME example_cache_fuzz_replay COMMAND cache_fuzz_replay ${CMAKE_CURRENT_LIST_DIR}/cache_fuzz_corpus)
-  set_tests_properties(example_cache_fuzz_replay PROPERTIES LABELS quick TIMEOUT 120)
+  add_test(NAME cache_fuzz_example_replay COMMAND cache_fuzz_replay ${CMAKE_CURRENT_LIST_DIR}/cache_fuzz_corpus)
+  set_tests_properties(cache_fuzz_example_replay PROPERTIES LABELS quick TIMEOUT 120)
 endif()

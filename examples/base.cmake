@@ -1,6 +1,0 @@
-# SPDX-License-Identifier: BSD-2-Clause
-ksync_add_executable(kernel_port SOURCES kernel_port.c)
-if(KSYNC_BUILD_TESTS)
-  add_test(NAME example_kernel_port COMMAND kernel_port)
-  set_tests_properties(example_kernel_port PROPERTIES LABELS "quick;concurrent")
-endif()

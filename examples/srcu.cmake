@@ -1,7 +1,0 @@
-# SPDX-License-Identifier: BSD-2-Clause
-# SRCU: one concept per example.
-ksync_add_executable(srcu_config_reload SOURCES ${CMAKE_CURRENT_LIST_DIR}/srcu_config_reload.c)
-if(KSYNC_BUILD_TESTS)
-  add_test(NAME example_srcu_config_reload COMMAND srcu_config_reload)
-  set_tests_properties(example_srcu_config_reload PROPERTIES LABELS "quick;concurrent" TIMEOUT 60)
-endif()
