@@ -67,7 +67,9 @@ static const enum ksync_memgroup_state lt_group_state[] = {
 };
 
 /* Where the test client's offline hook runs among the built-in clients. */
+#ifndef LT_ORDER_FIRST /* -DLT_ORDER_FIRST=250: a hook between two steps */
 #define LT_ORDER_FIRST (KSYNC_MEMGROUP_ORDER_LRU - 50)
+#endif
 #define LT_ORDER_LAST (KSYNC_MEMGROUP_ORDER_STATS + 100)
 
 #define LT_LOG 8
