@@ -33,7 +33,9 @@ KSYNC_EXTERN_C_BEGIN
  * @nid: node
  *
  * Return: the count (%KSYNC_SHRINK_EMPTY read as 0), or a negative errno
- * (-ENOENT when @s is not, or no longer, registered).
+ * (-ENOENT when @s is not, or no longer, registered, or when @group's offline
+ * has reached the registry: its walks are over, and the callback is not
+ * called; not reported, as the kernel's debugfs answers for an offline memcg).
  */
 long ksync__shrinker_debug_count(const char *file, int line, struct ksync_shrinker *s, struct ksync_memgroup *group,
 				int nid);

@@ -98,6 +98,11 @@ long ksync__shrinker_debug_count(KSYNC_SITE_ARGS, struct ksync_shrinker *s, stru
 
 	if (err)
 		return err;
+	/* A group whose offline has begun here is walked no more (D1): nor is it here. */
+	if (group && !group_alive(group_info(group))) {
+		debug_exit(&d);
+		return -ENOENT;
+	}
 	if (record_try_get(d.rec)) {
 		struct ksync_shrink_control sc = { .nid = nid, .group = group };
 
@@ -119,6 +124,10 @@ long ksync__shrinker_debug_scan(KSYNC_SITE_ARGS, struct ksync_shrinker *s, struc
 
 	if (err)
 		return err;
+	if (group && !group_alive(group_info(group))) { /* as in ksync__shrinker_debug_count() */
+		debug_exit(&d);
+		return -ENOENT;
+	}
 	if (record_try_get(d.rec)) {
 		struct ksync_shrink_control sc = { .nid = nid, .group = group,
 						   .nr_to_scan = nr_to_scan, .nr_scanned = nr_to_scan };
