@@ -204,7 +204,7 @@ static ksync_atomic_long_t *deferred_slot(struct ksync_shrinker_record *rec,
 	info = group_info(group);
 	if (rec->id < 0 || !group_alive(info))
 		return NULL;
-	m = ksync_srcu_dereference(info->maps[nid], &rec->reg->srcu);
+	m = ksync_srcu_dereference(info->node[nid].bits, &rec->reg->srcu);
 	if ((unsigned int)rec->id >= ksync_sized_map_nr_max(m))
 		return NULL;
 	return ksync_sized_map_data(m, (unsigned int)rec->id);
@@ -253,7 +253,7 @@ static long group_deferred_locked(struct shrinker_group_info *info)
 
 	for (int nid = 0; nid < info->reg->nr_nodes; nid++) {
 		struct ksync_sized_map *m =
-			(struct ksync_sized_map *)ksync_rcu_access_pointer(info->maps[nid]);
+			(struct ksync_sized_map *)ksync_rcu_access_pointer(info->node[nid].bits);
 		for (unsigned int id = 0; id < ksync_sized_map_nr_max(m); id++)
 			sum += ksync_atomic_long_read(
 				(ksync_atomic_long_t *)ksync_sized_map_data(m, id));
@@ -268,7 +268,7 @@ void ksync_shrinker_deferred_total(struct ksync_shrinker_registry *reg,
 	struct ksync_shrinker_record *rec;
 
 	memset(out, 0, sizeof(*out));
-	reg = reg_or_default(reg);
+	reg = ksync__shr_reg_or_default(reg);
 	if (!reg)
 		return;
 	ksync__mutex_lock(&reg->mutex);

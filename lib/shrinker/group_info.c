@@ -75,7 +75,10 @@ static int info_may_offline(struct ksync_memgroup *g, int slot, void *priv)
 static void info_free_maps(struct shrinker_group_info *info, bool deferred)
 {
 	for (int i = 0; i < 2 * info->reg->nr_nodes; i++) {
-		struct ksync_sized_map *m = (struct ksync_sized_map *)ksync_rcu_access_pointer(info->maps[i]);
+		struct shrinker_node_maps *n = &info->node[i / 2];
+		struct ksync_sized_map *m =
+			(struct ksync_sized_map *)(i % 2 ? ksync_rcu_access_pointer(n->summary)
+							 : ksync_rcu_access_pointer(n->bits));
 
 		if (!m)
 			continue;
@@ -92,7 +95,7 @@ static int info_online(struct ksync_memgroup *g, int slot, void *priv)
 	struct ksync_shrinker_registry *reg = priv;
 	struct shrinker_group_info *info;
 
-	info = KSYNC__ALLOC(calloc(1, sizeof(*info) + 2 * (size_t)reg->nr_nodes * sizeof(info->maps[0])));
+	info = KSYNC__ALLOC(calloc(1, sizeof(*info) + (size_t)reg->nr_nodes * sizeof(info->node[0])));
 	if (!info)
 		return -ENOMEM;
 	info->reg = reg;
@@ -103,8 +106,8 @@ static int info_online(struct ksync_memgroup *g, int slot, void *priv)
 		struct ksync_sized_map *sm =
 			ksync_sized_map_alloc(KSYNC_DIV_ROUND_UP(reg->nr_max, UNIT_BITS), 0);
 
-		KSYNC_RCU_INIT_POINTER(info->maps[nid], m);
-		KSYNC_RCU_INIT_POINTER(SUMMARY(info, nid), sm);
+		KSYNC_RCU_INIT_POINTER(info->node[nid].bits, m);
+		KSYNC_RCU_INIT_POINTER(info->node[nid].summary, sm);
 		if (!m || !sm) {
 			pthread_mutex_unlock(&reg->mutex);
 			info_free_maps(info, false); /* never published */
@@ -123,7 +126,7 @@ static int info_online(struct ksync_memgroup *g, int slot, void *priv)
 static void wait_parked(struct shrinker_group_info *info)
 {
 	for (;;) {
-		/* Acquire: pairs with P2 in group_resume_after_gap(). */
+		/* Acquire: pairs with P2 in ksync__shr_group_resume_after_gap(). */
 		int v = ksync_atomic_read_acquire(&info->parked);
 
 		if (!v)
@@ -139,9 +142,9 @@ static void reparent_locked(struct shrinker_group_info *info, struct shrinker_gr
 	long orphaned = 0;
 
 	for (int nid = 0; nid < reg->nr_nodes; nid++) {
-		struct ksync_sized_map *m = (struct ksync_sized_map *)ksync_rcu_access_pointer(info->maps[nid]);
+		struct ksync_sized_map *m = (struct ksync_sized_map *)ksync_rcu_access_pointer(info->node[nid].bits);
 		struct ksync_sized_map *pm = pinfo
-			? (struct ksync_sized_map *)ksync_rcu_access_pointer(pinfo->maps[nid]) : NULL;
+			? (struct ksync_sized_map *)ksync_rcu_access_pointer(pinfo->node[nid].bits) : NULL;
 		unsigned int nr = ksync_sized_map_nr_max(m);
 
 		for (unsigned int id = 0; id < nr; id++) {
@@ -160,7 +163,7 @@ static void reparent_locked(struct shrinker_group_info *info, struct shrinker_gr
 			/* S2 as in ksync_set_shrinker_bit(): the bit before the summary bit. */
 			ksync_smp_mb__after_atomic();
 			ksync_sized_map_set_bit(
-				(struct ksync_sized_map *)ksync_rcu_access_pointer(SUMMARY(pinfo, nid)),
+				(struct ksync_sized_map *)ksync_rcu_access_pointer(pinfo->node[nid].summary),
 				id / UNIT_BITS);
 		}
 	}
@@ -191,7 +194,7 @@ static void info_offline(struct ksync_memgroup *g, int slot, void *priv)
 
 	yield_point(KSYNC_SHRINKER_YP_GROUP_BEFORE_WAIT);
 	ksync_synchronize_srcu(&reg->srcu);
-	/* And the walks that left their section for a writer: see group_resume_after_gap(). */
+	/* And the walks that left their section for a writer: see ksync__shr_group_resume_after_gap(). */
 	yield_point(KSYNC_SHRINKER_YP_GROUP_WAIT_WALKERS);
 	wait_parked(info);
 
@@ -260,17 +263,17 @@ static void info_release(struct ksync_memgroup *g, int slot, void *priv)
  * a reader that fetched the grown map, then the summary, gets a summary
  * large enough for it (pairs with the fetch order in ksync_set_shrinker_bit()).
  */
-int group_infos_grow_locked(struct ksync_shrinker_registry *reg, unsigned int new_nr)
+int ksync__shr_group_infos_grow_locked(struct ksync_shrinker_registry *reg, unsigned int new_nr)
 {
 	struct shrinker_group_info *info;
 	int ret;
 
 	ksync_list_for_each_entry(info, &reg->infos, list) {
 		for (int nid = 0; nid < reg->nr_nodes; nid++) {
-			ret = ksync_sized_map_grow(&SUMMARY(info, nid),
+			ret = ksync_sized_map_grow(&info->node[nid].summary,
 						   KSYNC_DIV_ROUND_UP(new_nr, UNIT_BITS), &reg->srcu);
 			if (!ret)
-				ret = ksync_sized_map_grow(&info->maps[nid], new_nr, &reg->srcu);
+				ret = ksync_sized_map_grow(&info->node[nid].bits, new_nr, &reg->srcu);
 			if (ret)
 				return ret;
 		}
@@ -297,7 +300,7 @@ int group_infos_grow_locked(struct ksync_shrinker_registry *reg, unsigned int ne
  * it; only one that sees ->dead == 1 may be the last thing the hook waits
  * for, and it wakes the hook.
  */
-bool group_resume_after_gap(struct shrinker_group_info *info, int *idx)
+bool ksync__shr_group_resume_after_gap(struct shrinker_group_info *info, int *idx)
 {
 	struct ksync_shrinker_registry *reg = info->reg;
 	bool alive;
@@ -320,36 +323,7 @@ bool group_resume_after_gap(struct shrinker_group_info *info, int *idx)
 }
 
 /* ------------------------------------------------------------------------ */
-/* The group API of <ksync/shrinker.h>                                      */
-
-struct ksync_memgroup *ksync__shrinker_group_create(KSYNC_SITE_ARGS, struct ksync_shrinker_registry *reg,
-						   struct ksync_memgroup *parent)
-{
-	struct ksync_site at = KSYNC_SITE_INIT;
-
-	if (parent) {
-		if (MISUSE(at, !group_info(parent), "ksync_shrinker_group_create: bad parent"))
-			return NULL;
-		return ksync__memgroup_create(at.file, at.line, NULL, parent);
-	}
-	reg = reg_or_default(reg);
-	return reg ? ksync__memgroup_create(at.file, at.line, reg->groups, NULL) : NULL;
-}
-
-int ksync__shrinker_group_destroy(KSYNC_SITE_ARGS, struct ksync_memgroup *g)
-{
-	struct ksync_site at = KSYNC_SITE_INIT;
-
-	if (MISUSE(at, !g || !group_info(g), "ksync_shrinker_group_destroy: not a group of a registry"))
-		return -EINVAL;
-	/* The one door: the registry's may_offline refuses from a callback (-EDEADLK). */
-	return ksync__memgroup_offline(at.file, at.line, g);
-}
-
-int ksync_shrinker_group_id(const struct ksync_memgroup *g)
-{
-	return ksync_memgroup_id(g);
-}
+/* ksync_set_shrinker_bit() (the group wrappers are in registry.c)           */
 
 int ksync__set_shrinker_bit(KSYNC_SITE_ARGS, struct ksync_memgroup *g, int nid, int id)
 {
@@ -385,9 +359,9 @@ int ksync__set_shrinker_bit(KSYNC_SITE_ARGS, struct ksync_memgroup *g, int nid, 
 		info = group_info(g);
 	}
 #endif
-	/* Map, then summary: see G1 in group_infos_grow_locked(). */
-	m = ksync_srcu_dereference(info->maps[nid], &reg->srcu);
-	sm = ksync_srcu_dereference(SUMMARY(info, nid), &reg->srcu);
+	/* Map, then summary: see G1 in ksync__shr_group_infos_grow_locked(). */
+	m = ksync_srcu_dereference(info->node[nid].bits, &reg->srcu);
+	sm = ksync_srcu_dereference(info->node[nid].summary, &reg->srcu);
 	if (MISUSE(at, (unsigned int)id >= ksync_sized_map_nr_max(m),
 		       "ksync_set_shrinker_bit: id beyond the group's map (map_nr_max)")) {
 		ret = -EINVAL;

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * lib/shrinker/ids.c - shrinker ids, the id table, and growth.
+ * lib/shrinker/ids.c - shrinker ids and the id table.
  *
  * Memcg-aware shrinkers get the lowest free id (writers, under reg->mutex).
  * The id table maps an id to its record for the group walk; it and every
  * group's maps have reg->nr_max entries. A new id at or past nr_max grows
- * them all (grow_locked()): the maps first (shared units, see
- * <ksync/sized_map.h>), then a copy of the table is published and the old
- * one freed by call_srcu.
+ * them all, in the caller (register.c, as the kernel's shrinker_memcg_alloc()
+ * does): the group maps first (group_info.c; shared units, see
+ * <ksync/sized_map.h>), then the table here, a copy published and the old
+ * one freed by call_srcu. This file calls no other file of the registry.
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -33,7 +34,7 @@ static void free_rcu_id_table(struct ksync_rcu_head *head)
 	free(ksync_container_of(head, struct shrinker_id_table, rcu));
 }
 
-int shrinker_ids_init(struct ksync_shrinker_registry *reg)
+int ksync__shr_shrinker_ids_init(struct ksync_shrinker_registry *reg)
 {
 	struct shrinker_id_table *t = id_table_alloc(INITIAL_NR_MAX);
 
@@ -50,22 +51,22 @@ int shrinker_ids_init(struct ksync_shrinker_registry *reg)
 	return 0;
 }
 
-void shrinker_ids_destroy(struct ksync_shrinker_registry *reg)
+void ksync__shr_shrinker_ids_destroy(struct ksync_shrinker_registry *reg)
 {
 	free((void *)ksync_rcu_access_pointer(reg->ids));
 	free(reg->ids_used);
 }
 
-/* Grow every group's maps and the id table to @new_nr bits (see grow_locked()). */
-static int grow_maps_locked(struct ksync_shrinker_registry *reg, unsigned int new_nr)
+/*
+ * Grow the id table to @new_nr entries and say so in reg->nr_max. Under
+ * reg->mutex, inside a read section (Q, below), after every group's maps
+ * were grown to @new_nr: once nr_max says "new_nr", set_shrinker_bit callers
+ * expect room.
+ */
+int ksync__shr_id_table_grow_locked(struct ksync_shrinker_registry *reg, unsigned int new_nr)
 {
 	struct shrinker_id_table *old, *t;
-	int ret;
 
-	/* Maps first: once nr_max says "new_nr", set_shrinker_bit callers expect room. */
-	ret = group_infos_grow_locked(reg, new_nr);
-	if (ret)
-		return ret; /* grown maps stay grown: harmless */
 	old = (struct shrinker_id_table *)ksync_rcu_access_pointer(reg->ids);
 	t = id_table_alloc(new_nr);
 	if (!t)
@@ -81,7 +82,8 @@ static int grow_maps_locked(struct ksync_shrinker_registry *reg, unsigned int ne
 }
 
 /*
- * Q: writers holding reg->mutex queue their SRCU callbacks from inside a
+ * Q (for the callers of ksync__shr_id_table_grow_locked() and ksync__shr_group_infos_grow_locked()):
+ * writers holding reg->mutex queue their SRCU callbacks from inside a
  * read section of reg->srcu. ksync_call_srcu() throttles a caller past the
  * domain's callback limit until the helper works the queue down, which
  * takes a grace period; a thread holding reg->mutex must never wait for one,
@@ -92,19 +94,13 @@ static int grow_maps_locked(struct ksync_shrinker_registry *reg, unsigned int ne
  * only holds grace periods back while the writer works; nothing under
  * reg->mutex waits for a grace period.
  */
-static int grow_locked(struct ksync_shrinker_registry *reg, unsigned int new_nr)
-{
-	int idx, ret;
 
-	if (new_nr <= reg->nr_max)
-		return 0;
-	idx = ksync_srcu_read_lock(&reg->srcu);
-	ret = grow_maps_locked(reg, new_nr);
-	ksync_srcu_read_unlock(&reg->srcu, idx);
-	return ret;
-}
-
-int id_alloc_locked(struct ksync_shrinker_registry *reg)
+/*
+ * The lowest free id, marked used: at or past reg->nr_max, the caller grows
+ * the maps and the table before it publishes a record there, or gives the id
+ * back with ksync__shr_id_unreserve_locked().
+ */
+int ksync__shr_id_alloc_locked(struct ksync_shrinker_registry *reg)
 {
 	unsigned int id = 0, words = (unsigned int)KSYNC_BITS_TO_LONGS(reg->ids_cap);
 
@@ -127,16 +123,11 @@ found:
 		reg->ids_used = n;
 		reg->ids_cap = cap;
 	}
-	if (id >= reg->nr_max) {
-		int ret = grow_locked(reg, ksync_round_up(id + 1, (unsigned int)KSYNC_BITS_PER_LONG));
-		if (ret)
-			return ret;
-	}
 	reg->ids_used[id / KSYNC_BITS_PER_LONG] |= 1UL << (id % KSYNC_BITS_PER_LONG);
 	return (int)id;
 }
 
-void id_publish_locked(struct ksync_shrinker_registry *reg, int id, struct ksync_shrinker_record *rec)
+void ksync__shr_id_publish_locked(struct ksync_shrinker_registry *reg, int id, struct ksync_shrinker_record *rec)
 {
 	struct shrinker_id_table *t = (struct shrinker_id_table *)ksync_rcu_access_pointer(reg->ids);
 
@@ -144,7 +135,13 @@ void id_publish_locked(struct ksync_shrinker_registry *reg, int id, struct ksync
 	ksync_rcu_assign_pointer(t->slot[id], rec);
 }
 
-void id_free_locked(struct ksync_shrinker_registry *reg, int id)
+/* Give back an id that ksync__shr_id_alloc_locked() returned and nothing was published at. */
+void ksync__shr_id_unreserve_locked(struct ksync_shrinker_registry *reg, int id)
+{
+	reg->ids_used[id / KSYNC_BITS_PER_LONG] &= ~(1UL << (id % KSYNC_BITS_PER_LONG));
+}
+
+void ksync__shr_id_free_locked(struct ksync_shrinker_registry *reg, int id)
 {
 	struct shrinker_id_table *t = (struct shrinker_id_table *)ksync_rcu_access_pointer(reg->ids);
 

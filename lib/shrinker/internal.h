@@ -4,14 +4,26 @@
  * files share. The theory of operation, with every barrier pair, opens
  * registry.c; each file says which part it implements.
  *
- * Files, by job:
- *   registry.c    registries (create, destroy, the default one), the yield hook
- *   ids.c         shrinker ids, the id table, growth of the per-group maps
+ * Files, by job, and whom each calls (one way only: no file calls back into
+ * a file that calls it; tests/hygiene checks it with nm):
+ *   registry.c    registries (create, destroy, the default one), the yield
+ *                 hook, the group wrappers of <ksync/shrinker.h>
+ *                 -> ids, records, group_info
+ *   ids.c         shrinker ids, the id table                 -> (none)
  *   records.c     records: allocation, the recycling cache, batched frees
- *   register.c    register, unregister (and its cycle check), free
- *   group_info.c  the per-group maps: the registry as a client of memory groups
+ *                 -> ids
+ *   register.c    register (an id: ids, then group maps, then the id table,
+ *                 as the kernel's shrinker_memcg_alloc()), unregister and its
+ *                 cycle check, free  -> registry, ids, records, group_info
+ *   group_info.c  the per-group maps: the registry as a client of memory
+ *                 groups; ksync_set_shrinker_bit()           -> (none)
  *   walk.c        the scan budget, ksync_shrink_slab() (global and group walks)
- *   debug.c       the debug interface and the nr_deferred ledger
+ *                 -> registry, records, group_info
+ *   debug.c       the debug interface and the nr_deferred ledger -> registry
+ *
+ * Helpers one file exports to another carry the private prefix ksync__shr_
+ * (as CK's _ck_ and liburcu's _urcu_): every global symbol of the library
+ * is ksync_<public API> or ksync__<private>.
  */
 #ifndef KSYNC_LIB_SHRINKER_INTERNAL_H
 #define KSYNC_LIB_SHRINKER_INTERNAL_H
@@ -86,6 +98,19 @@ struct shrinker_id_table {
 };
 
 /*
+ * struct shrinker_node_maps - a group's maps on one node. Both grow together
+ * under reg->mutex (summary first, G1) and are replaced by copy + publish.
+ * @bits: per shrinker id, a bit ("may have objects here") and the group's
+ *	nr_deferred counter of that id
+ * @summary: per 64-id unit of @bits, a bit ("may have set bits"), so that a
+ *	walk visits only the units that matter (see shrink_slab_group())
+ */
+struct shrinker_node_maps {
+	struct ksync_sized_map *KSYNC_RCU bits;
+	struct ksync_sized_map *KSYNC_RCU summary;
+};
+
+/*
  * struct shrinker_group_info - the registry's state in one memory group (its
  * memgroup client slot): per node a sized map with one bit per shrinker id
  * and a companion nr_deferred counter, and a summary map.
@@ -103,15 +128,14 @@ struct shrinker_group_info {
 	ksync_atomic_t parked;
 	struct ksync_rcu_head rcu;
 	/*
-	 * maps[nid]: bits + nr_deferred per shrinker id; maps[nr_nodes + nid]:
-	 * the summary, one bit per 64-id unit of maps[nid] that may have bits
+	 * Per node: @bits, one bit and a companion nr_deferred counter per
+	 * shrinker id; @summary, one bit per 64-id unit of @bits that may have bits
 	 * set (see shrink_slab_group()).
 	 */
-	struct ksync_sized_map *KSYNC_RCU maps[];
+	struct shrinker_node_maps node[];
 };
 
 #define UNIT_BITS ((unsigned int)KSYNC_BITS_PER_LONG)
-#define SUMMARY(info, nid) ((info)->maps[(info)->reg->nr_nodes + (nid)])
 
 struct ksync_shrinker_registry {
 	struct ksync_srcu_struct srcu; /* its reader line first, cache-line aligned */
@@ -212,14 +236,16 @@ static KSYNC_ALWAYS_INLINE void record_put(struct ksync_shrinker_record *rec)
 /* ------------------------------------------------------------------------ */
 /* Shared between files                                                     */
 
-struct ksync_shrinker_registry *reg_or_default(struct ksync_shrinker_registry *reg);
+struct ksync_shrinker_registry *ksync__shr_reg_or_default(struct ksync_shrinker_registry *reg);
 
 /* ids.c */
-int shrinker_ids_init(struct ksync_shrinker_registry *reg);
-void shrinker_ids_destroy(struct ksync_shrinker_registry *reg);
-int id_alloc_locked(struct ksync_shrinker_registry *reg);
-void id_publish_locked(struct ksync_shrinker_registry *reg, int id, struct ksync_shrinker_record *rec);
-void id_free_locked(struct ksync_shrinker_registry *reg, int id);
+int ksync__shr_shrinker_ids_init(struct ksync_shrinker_registry *reg);
+void ksync__shr_shrinker_ids_destroy(struct ksync_shrinker_registry *reg);
+int ksync__shr_id_alloc_locked(struct ksync_shrinker_registry *reg);
+void ksync__shr_id_unreserve_locked(struct ksync_shrinker_registry *reg, int id);
+int ksync__shr_id_table_grow_locked(struct ksync_shrinker_registry *reg, unsigned int new_nr);
+void ksync__shr_id_publish_locked(struct ksync_shrinker_registry *reg, int id, struct ksync_shrinker_record *rec);
+void ksync__shr_id_free_locked(struct ksync_shrinker_registry *reg, int id);
 static KSYNC_ALWAYS_INLINE struct ksync_shrinker_record *
 id_lookup(struct ksync_shrinker_registry *reg, unsigned int id)
 {
@@ -231,14 +257,14 @@ id_lookup(struct ksync_shrinker_registry *reg, unsigned int id)
 }
 
 /* records.c */
-struct ksync_shrinker_record *record_alloc_locked(struct ksync_shrinker_registry *reg);
-struct ksync_shrinker_record *record_release_locked(struct ksync_shrinker_record *rec);
-void records_queue(struct ksync_shrinker_registry *reg, struct ksync_shrinker_record *batch);
-void record_release(struct ksync_shrinker_record *rec);
-void records_flush_locked_batch(struct ksync_shrinker_registry *reg);
-void records_destroy(struct ksync_shrinker_registry *reg);
-void retire_deferred_locked(struct ksync_shrinker_record *rec);
-struct ksync_shrinker_record *record_of(const struct ksync_shrinker *s);
+struct ksync_shrinker_record *ksync__shr_record_alloc_locked(struct ksync_shrinker_registry *reg);
+struct ksync_shrinker_record *ksync__shr_record_release_locked(struct ksync_shrinker_record *rec);
+void ksync__shr_records_queue(struct ksync_shrinker_registry *reg, struct ksync_shrinker_record *batch);
+void ksync__shr_record_release(struct ksync_shrinker_record *rec);
+void ksync__shr_records_flush_locked_batch(struct ksync_shrinker_registry *reg);
+void ksync__shr_records_destroy(struct ksync_shrinker_registry *reg);
+void ksync__shr_retire_deferred_locked(struct ksync_shrinker_record *rec);
+struct ksync_shrinker_record *ksync__shr_record_of(const struct ksync_shrinker *s);
 
 /* Call one of the shrinker's callbacks, recorded as a call into @rec (misuse checks). */
 static KSYNC_ALWAYS_INLINE void call_enter(struct ksync_shrinker_record *rec)
@@ -285,8 +311,8 @@ static KSYNC_ALWAYS_INLINE struct shrinker_group_info *group_info(struct ksync_m
 {
 	return (struct shrinker_group_info *)ksync_memgroup_client_state(g, &ksync__shrinker_group_client);
 }
-int group_infos_grow_locked(struct ksync_shrinker_registry *reg, unsigned int new_nr);
-bool group_resume_after_gap(struct shrinker_group_info *info, int *idx);
+int ksync__shr_group_infos_grow_locked(struct ksync_shrinker_registry *reg, unsigned int new_nr);
+bool ksync__shr_group_resume_after_gap(struct shrinker_group_info *info, int *idx);
 
 static KSYNC_ALWAYS_INLINE bool group_alive(const struct shrinker_group_info *info)
 {

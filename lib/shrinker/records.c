@@ -81,7 +81,7 @@ static void queue_batch(struct ksync_shrinker_registry *reg, struct ksync_shrink
 }
 
 /* Queue the pending batch now (synchronize, registry destroy). */
-void records_flush_locked_batch(struct ksync_shrinker_registry *reg)
+void ksync__shr_records_flush_locked_batch(struct ksync_shrinker_registry *reg)
 {
 	ksync__mutex_lock(&reg->mutex);
 	struct ksync_shrinker_record *batch = take_batch_locked(reg);
@@ -90,7 +90,7 @@ void records_flush_locked_batch(struct ksync_shrinker_registry *reg)
 }
 
 /* After the registry's last grace period: free the cache. */
-void records_destroy(struct ksync_shrinker_registry *reg)
+void ksync__shr_records_destroy(struct ksync_shrinker_registry *reg)
 {
 	struct ksync_shrinker_record *lists[2] = {
 		(struct ksync_shrinker_record *)ksync_ptr_xchg(&reg->record_cache, NULL),
@@ -109,7 +109,7 @@ void records_destroy(struct ksync_shrinker_registry *reg)
 }
 
 /* A zeroed record, from the cache or malloc. Under reg->mutex. */
-struct ksync_shrinker_record *record_alloc_locked(struct ksync_shrinker_registry *reg)
+struct ksync_shrinker_record *ksync__shr_record_alloc_locked(struct ksync_shrinker_registry *reg)
 {
 	struct ksync_shrinker_record *rec = reg->record_mine;
 
@@ -134,7 +134,7 @@ struct ksync_shrinker_record *record_alloc_locked(struct ksync_shrinker_registry
 }
 
 /* Move @rec's global counters to reg->retired (under reg->mutex). */
-void retire_deferred_locked(struct ksync_shrinker_record *rec)
+void ksync__shr_retire_deferred_locked(struct ksync_shrinker_record *rec)
 {
 	struct ksync_shrinker_registry *reg = rec->reg;
 	long retired = 0;
@@ -147,14 +147,14 @@ void retire_deferred_locked(struct ksync_shrinker_record *rec)
 
 /*
  * Retire @rec's id and put it on the pending batch (under reg->mutex).
- * Return: a full batch for records_queue() after the unlock, or NULL.
+ * Return: a full batch for ksync__shr_records_queue() after the unlock, or NULL.
  */
-struct ksync_shrinker_record *record_release_locked(struct ksync_shrinker_record *rec)
+struct ksync_shrinker_record *ksync__shr_record_release_locked(struct ksync_shrinker_record *rec)
 {
 	struct ksync_shrinker_registry *reg = rec->reg;
 
 	if (rec->id >= 0)
-		id_free_locked(reg, rec->id);
+		ksync__shr_id_free_locked(reg, rec->id);
 	reg->nr_records_alive--;
 	yield_point(KSYNC_SHRINKER_YP_BEFORE_FREE);
 	rec->free_next = reg->free_batch;
@@ -164,21 +164,21 @@ struct ksync_shrinker_record *record_release_locked(struct ksync_shrinker_record
 	return NULL;
 }
 
-/* Queue a batch from record_release_locked() (mutex not held). */
-void records_queue(struct ksync_shrinker_registry *reg, struct ksync_shrinker_record *batch)
+/* Queue a batch from ksync__shr_record_release_locked() (mutex not held). */
+void ksync__shr_records_queue(struct ksync_shrinker_registry *reg, struct ksync_shrinker_record *batch)
 {
 	queue_batch(reg, batch);
 }
 
 /* Retire @rec's id and global counters and queue its memory (mutex not held). */
-void record_release(struct ksync_shrinker_record *rec)
+void ksync__shr_record_release(struct ksync_shrinker_record *rec)
 {
 	struct ksync_shrinker_registry *reg = rec->reg;
 
 	ksync__mutex_lock(&reg->mutex);
 	/* Unregistered records were retired at unlink; prepared ones are here. */
-	retire_deferred_locked(rec);
-	struct ksync_shrinker_record *batch = record_release_locked(rec);
+	ksync__shr_retire_deferred_locked(rec);
+	struct ksync_shrinker_record *batch = ksync__shr_record_release_locked(rec);
 	pthread_mutex_unlock(&reg->mutex);
 	queue_batch(reg, batch);
 }
@@ -189,7 +189,7 @@ void record_release(struct ksync_shrinker_record *rec)
  * (register, free of an allocated shrinker); the debug calls and
  * ksync_unregister_shrinker() look the record up inside a read section.
  */
-struct ksync_shrinker_record *record_of(const struct ksync_shrinker *s)
+struct ksync_shrinker_record *ksync__shr_record_of(const struct ksync_shrinker *s)
 {
 	struct ksync_shrinker_record *rec = s ? ksync_smp_load_acquire(&s->record) : NULL; /* PUB */
 

@@ -17,6 +17,33 @@
 #include "../common/name_format.h"
 
 /* ------------------------------------------------------------------------ */
+
+/*
+ * A memcg-aware shrinker's id, the kernel's shrinker_memcg_alloc(): the
+ * lowest free id (ids.c); if it is new, every group's maps grow to hold it
+ * (group_info.c), then the id table (ids.c), inside a read section (Q, ids.c).
+ * Growth that fails gives the id back; grown maps stay grown (harmless).
+ */
+static int memcg_id_alloc_locked(struct ksync_shrinker_registry *reg)
+{
+	int id = ksync__shr_id_alloc_locked(reg), idx, ret;
+	unsigned int new_nr;
+
+	if (id < 0 || (unsigned int)id < reg->nr_max)
+		return id;
+	new_nr = ksync_round_up((unsigned int)id + 1, (unsigned int)KSYNC_BITS_PER_LONG);
+	idx = ksync_srcu_read_lock(&reg->srcu);
+	ret = ksync__shr_group_infos_grow_locked(reg, new_nr);
+	if (!ret)
+		ret = ksync__shr_id_table_grow_locked(reg, new_nr);
+	ksync_srcu_read_unlock(&reg->srcu, idx);
+	if (ret) {
+		ksync__shr_id_unreserve_locked(reg, id);
+		return ret;
+	}
+	return id;
+}
+
 /* Prepare and register                                                     */
 
 static struct ksync_shrinker_record *record_prepare(struct ksync_shrinker_registry *reg,
@@ -30,7 +57,7 @@ static struct ksync_shrinker_record *record_prepare(struct ksync_shrinker_regist
 	if (fmt)
 		ksync__name_vformat(name, sizeof(name), fmt, ap);
 	ksync__mutex_lock(&reg->mutex);
-	rec = record_alloc_locked(reg);
+	rec = ksync__shr_record_alloc_locked(reg);
 	if (!rec) {
 		pthread_mutex_unlock(&reg->mutex);
 		return NULL;
@@ -47,14 +74,14 @@ static struct ksync_shrinker_record *record_prepare(struct ksync_shrinker_regist
 		memcpy(rec->name, name, sizeof(name));
 	ksync_atomic_set(&rec->state, RECORD_PREPARED);
 	if (flags & KSYNC_SHRINKER_MEMCG_AWARE) {
-		int id = id_alloc_locked(reg);
+		int id = memcg_id_alloc_locked(reg);
 		if (id < 0) {
 			pthread_mutex_unlock(&reg->mutex);
 			free(rec);
 			return NULL;
 		}
 		rec->id = id;
-		id_publish_locked(reg, id, rec);
+		ksync__shr_id_publish_locked(reg, id, rec);
 	}
 	reg->nr_records_alive++;
 	pthread_mutex_unlock(&reg->mutex);
@@ -75,7 +102,7 @@ struct ksync_shrinker *ksync__shrinker_alloc(KSYNC_SITE_ARGS, struct ksync_shrin
 	struct ksync_shrinker_record *rec;
 	va_list ap;
 
-	reg = reg_or_default(reg);
+	reg = ksync__shr_reg_or_default(reg);
 	if (!reg)
 		return NULL;
 	if (MISUSE(at, flags & ~KSYNC_SHRINKER_USER_FLAGS, "ksync_shrinker_alloc: unknown flags"))
@@ -96,7 +123,7 @@ static int do_register(struct ksync_site at, struct ksync_shrinker *s)
 
 	if (MISUSE(at, !s || !s->record, "register: shrinker not allocated/prepared"))
 		return -EINVAL;
-	rec = record_of(s);
+	rec = ksync__shr_record_of(s);
 	if (MISUSE(at, !rec, "register: foreign shrinker (not prepared by this registry)"))
 		return -EINVAL;
 	if (MISUSE(at, !s->count_objects || !s->scan_objects,
@@ -151,7 +178,7 @@ static int prepare_owned(struct ksync_site at, const struct prepare_msgs *m,
 		return -EBUSY;
 	if (MISUSE(at, s->flags & ~KSYNC_SHRINKER_USER_FLAGS, "%s", m->flags))
 		return -EINVAL;
-	reg = reg_or_default(reg);
+	reg = ksync__shr_reg_or_default(reg);
 	if (!reg)
 		return -ENOMEM;
 	return record_prepare(reg, s, false, s->flags, fmt, ap) ? 0 : -ENOMEM;
@@ -332,7 +359,7 @@ static int unregister_claim(struct ksync_site at, struct ksync_shrinker_record *
 
 /*
  * UNREGISTERING -> UNREGISTERED, or back to REGISTERED with -EDEADLK (a
- * cycle). With @release (ksync_shrinker_free()), also what record_release()
+ * cycle). With @release (ksync_shrinker_free()), also what ksync__shr_record_release()
  * does, in the same critical section as the unlink.
  */
 static int unregister_finish(struct ksync_site at, struct ksync_shrinker_record *rec, bool release)
@@ -375,12 +402,12 @@ static int unregister_finish(struct ksync_site at, struct ksync_shrinker_record 
 	 * unlink: ksync_shrinker_deferred_total() (under the mutex) must find
 	 * them either on the list or in reg->retired, never in neither.
 	 */
-	retire_deferred_locked(rec);
+	ksync__shr_retire_deferred_locked(rec);
 	ksync_atomic_set(&rec->state, RECORD_UNREGISTERED);
 	if (release)
-		batch = record_release_locked(rec); /* after this, freed a grace period later */
+		batch = ksync__shr_record_release_locked(rec); /* after this, freed a grace period later */
 	pthread_mutex_unlock(&reg->mutex);
-	records_queue(reg, batch);
+	ksync__shr_records_queue(reg, batch);
 	return 0;
 }
 
@@ -393,7 +420,7 @@ int ksync__shrinker_free(KSYNC_SITE_ARGS, struct ksync_shrinker *s)
 
 	if (!s)
 		return 0;
-	rec = record_of(s);
+	rec = ksync__shr_record_of(s);
 	if (MISUSE(at, !rec || !rec->owned,
 		       "ksync_shrinker_free: not a shrinker from ksync_shrinker_alloc()"))
 		return -EINVAL;
@@ -406,7 +433,7 @@ int ksync__shrinker_free(KSYNC_SITE_ARGS, struct ksync_shrinker *s)
 			ret = unregister_finish(at, rec, true);
 		return ret;
 	}
-	record_release(rec);
+	ksync__shr_record_release(rec);
 	return 0;
 }
 
@@ -460,7 +487,7 @@ int ksync__unregister_shrinker(KSYNC_SITE_ARGS, struct ksync_shrinker *s)
 	KSYNC_WRITE_ONCE(s->record, NULL);
 	KSYNC_WRITE_ONCE(s->reg, NULL);
 	s->id = -1;
-	record_release(rec);
+	ksync__shr_record_release(rec);
 	return 0;
 }
 
@@ -471,7 +498,7 @@ void ksync__free_prealloced_shrinker(KSYNC_SITE_ARGS, struct ksync_shrinker *s)
 
 	if (!s || !s->record)
 		return;
-	rec = record_of(s);
+	rec = ksync__shr_record_of(s);
 	if (MISUSE(at, !rec || rec->owned, "ksync_free_prealloced_shrinker: foreign shrinker"))
 		return;
 	if (MISUSE(at, ksync_atomic_read(&rec->state) != RECORD_PREPARED,
@@ -480,5 +507,5 @@ void ksync__free_prealloced_shrinker(KSYNC_SITE_ARGS, struct ksync_shrinker *s)
 	KSYNC_WRITE_ONCE(s->record, NULL);
 	KSYNC_WRITE_ONCE(s->reg, NULL);
 	s->id = -1;
-	record_release(rec);
+	ksync__shr_record_release(rec);
 }

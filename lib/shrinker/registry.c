@@ -131,7 +131,7 @@ static void registry_free(struct ksync_shrinker_registry *reg)
 			ksync_memgroup_client_unregister(reg->groups, reg->group_slot);
 		ksync_memgroup_set_destroy(reg->groups);
 	}
-	shrinker_ids_destroy(reg);
+	ksync__shr_shrinker_ids_destroy(reg);
 	ksync_cleanup_srcu_struct(&reg->srcu);
 	pthread_mutex_destroy(&reg->mutex);
 	free(reg);
@@ -164,7 +164,7 @@ struct ksync_shrinker_registry *ksync__shrinker_registry_create(KSYNC_SITE_ARGS,
 	reg->record_size = sizeof(struct ksync_shrinker_record) +
 			   (size_t)nr_nodes * sizeof(ksync_atomic_long_t);
 	reg->group_slot = -1;
-	if (shrinker_ids_init(reg) != 0)
+	if (ksync__shr_shrinker_ids_init(reg) != 0)
 		goto fail;
 	reg->groups = ksync_memgroup_set_create_nodes(nr_nodes);
 	if (!reg->groups)
@@ -190,9 +190,9 @@ int ksync__shrinker_registry_destroy(KSYNC_SITE_ARGS, struct ksync_shrinker_regi
 	busy |= ksync_memgroup_nr_groups(reg->groups) != 0;
 	if (MISUSE(at, busy, "ksync_shrinker_registry_destroy: shrinkers or groups remain; leaking the registry"))
 		return -EBUSY;
-	records_flush_locked_batch(reg);
+	ksync__shr_records_flush_locked_batch(reg);
 	ksync_srcu_barrier(&reg->srcu);
-	records_destroy(reg);
+	ksync__shr_records_destroy(reg);
 	registry_free(reg);
 	return 0;
 }
@@ -242,31 +242,63 @@ int ksync__shrinker_set_default_nr_nodes(KSYNC_SITE_ARGS, int nr_nodes)
 	return 0;
 }
 
-struct ksync_shrinker_registry *reg_or_default(struct ksync_shrinker_registry *reg)
+struct ksync_shrinker_registry *ksync__shr_reg_or_default(struct ksync_shrinker_registry *reg)
 {
 	return reg ? reg : ksync_shrinker_registry_default();
 }
 
 int ksync_shrinker_registry_nr_nodes(struct ksync_shrinker_registry *reg)
 {
-	reg = reg_or_default(reg);
+	reg = ksync__shr_reg_or_default(reg);
 	return reg ? reg->nr_nodes : 0;
 }
 
 int ksync_shrinker_nr_max(struct ksync_shrinker_registry *reg)
 {
-	reg = reg_or_default(reg);
+	reg = ksync__shr_reg_or_default(reg);
 	return reg ? (int)KSYNC_READ_ONCE(reg->nr_max) : 0;
 }
 
 struct ksync_memgroup_set *ksync_shrinker_registry_groups(struct ksync_shrinker_registry *reg)
 {
-	reg = reg_or_default(reg);
+	reg = ksync__shr_reg_or_default(reg);
 	return reg ? reg->groups : NULL;
 }
 
 struct ksync_srcu_struct *ksync_shrinker_registry_srcu(struct ksync_shrinker_registry *reg)
 {
-	reg = reg_or_default(reg);
+	reg = ksync__shr_reg_or_default(reg);
 	return reg ? &reg->srcu : NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Groups of <ksync/shrinker.h>: the registry's set, through memgroup.h     */
+
+struct ksync_memgroup *ksync__shrinker_group_create(KSYNC_SITE_ARGS, struct ksync_shrinker_registry *reg,
+						   struct ksync_memgroup *parent)
+{
+	struct ksync_site at = KSYNC_SITE_INIT;
+
+	if (parent) {
+		if (MISUSE(at, !group_info(parent), "ksync_shrinker_group_create: bad parent"))
+			return NULL;
+		return ksync__memgroup_create(at.file, at.line, NULL, parent);
+	}
+	reg = ksync__shr_reg_or_default(reg);
+	return reg ? ksync__memgroup_create(at.file, at.line, reg->groups, NULL) : NULL;
+}
+
+int ksync__shrinker_group_destroy(KSYNC_SITE_ARGS, struct ksync_memgroup *g)
+{
+	struct ksync_site at = KSYNC_SITE_INIT;
+
+	if (MISUSE(at, !g || !group_info(g), "ksync_shrinker_group_destroy: not a group of a registry"))
+		return -EINVAL;
+	/* The one door: the registry's may_offline refuses from a callback (-EDEADLK). */
+	return ksync__memgroup_offline(at.file, at.line, g);
+}
+
+int ksync_shrinker_group_id(const struct ksync_memgroup *g)
+{
+	return ksync_memgroup_id(g);
 }

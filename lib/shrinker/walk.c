@@ -123,8 +123,8 @@ static unsigned long shrink_slab_group(struct ksync_memgroup *g, struct shrinker
 	idx = ksync_srcu_read_lock(&reg->srcu);
 	if (!group_alive(info))
 		goto out; /* going offline */
-	m = ksync_srcu_dereference(info->maps[nid], &reg->srcu);
-	sm = ksync_srcu_dereference(SUMMARY(info, nid), &reg->srcu);
+	m = ksync_srcu_dereference(info->node[nid].bits, &reg->srcu);
+	sm = ksync_srcu_dereference(info->node[nid].summary, &reg->srcu);
 	for (u = ksync_sized_map_find_next_bit(sm, 0); u < ksync_sized_map_nr_max(sm);
 	     u = ksync_sized_map_find_next_bit(sm, u + 1)) {
 		unsigned int start = u * UNIT_BITS, end, id;
@@ -200,10 +200,10 @@ static unsigned long shrink_slab_group(struct ksync_memgroup *g, struct shrinker
 next:
 			if (ksync_unlikely(ksync_srcu_gp_pending(&reg->srcu))) {
 				/* A writer waits: resume at the next id in a fresh section. */
-				if (!group_resume_after_gap(info, &idx))
+				if (!ksync__shr_group_resume_after_gap(info, &idx))
 					goto out; /* its counters now belong to the parent */
-				m = ksync_srcu_dereference(info->maps[nid], &reg->srcu);
-				sm = ksync_srcu_dereference(SUMMARY(info, nid), &reg->srcu);
+				m = ksync_srcu_dereference(info->node[nid].bits, &reg->srcu);
+				sm = ksync_srcu_dereference(info->node[nid].summary, &reg->srcu);
 			}
 			yield_point(KSYNC_SHRINKER_YP_BETWEEN_IDS);
 		}
@@ -235,7 +235,7 @@ unsigned long ksync__shrink_slab(KSYNC_SITE_ARGS, struct ksync_shrinker_registry
 			return 0;
 		reg = info->reg;
 	} else {
-		reg = reg_or_default(reg);
+		reg = ksync__shr_reg_or_default(reg);
 	}
 	if (!reg)
 		return 0;
@@ -255,10 +255,10 @@ int ksync__synchronize_shrinkers(KSYNC_SITE_ARGS, struct ksync_shrinker_registry
 
 	if (MISUSE(at, in_callback(), "ksync_synchronize_shrinkers: called from a shrinker callback"))
 		return -EDEADLK;
-	reg = reg_or_default(reg);
+	reg = ksync__shr_reg_or_default(reg);
 	if (!reg)
 		return -ENOMEM;
-	records_flush_locked_batch(reg);
+	ksync__shr_records_flush_locked_batch(reg);
 	ksync_synchronize_srcu(&reg->srcu);
 	return 0;
 }
