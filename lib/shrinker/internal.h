@@ -4,11 +4,13 @@
  * files share. The theory of operation, with every barrier pair, opens
  * registry.c; each file says which part it implements.
  *
- * Files, by job, and whom each calls (one way only: no file calls back into
- * a file that calls it; tests/hygiene checks it with nm):
- *   registry.c    registries (create, destroy, the default one), the yield
- *                 hook, the group wrappers of <ksync/shrinker.h>
- *                 -> ids, records, group_info
+ * Files, by job, and whom each calls besides seams.c and context.c (one way
+ * only: no file calls back into a file that calls it; tests/hygiene checks
+ * it with nm):
+ *   registry.c    registries (create, destroy, the default one), the group
+ *                 wrappers of <ksync/shrinker.h>  -> ids, records, group_info
+ *   seams.c       the yield hook (<ksync/shrinker_testing.h>)  -> (none)
+ *   context.c     the shrinkers this thread is calling into  -> (none)
  *   ids.c         shrinker ids, the id table                 -> (none)
  *   records.c     records: allocation, the recycling cache, batched frees
  *                 -> ids

@@ -108,18 +108,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ------------------------------------------------------------------------ */
-/* Yield hook                                                               */
-
-void (*ksync__shrinker_yield_hook)(int, void *);
-void *ksync__shrinker_yield_arg;
-
-void ksync_shrinker_set_yield_hook(void (*hook)(int point, void *arg), void *arg)
-{
-	KSYNC_WRITE_ONCE(ksync__shrinker_yield_arg, arg);
-	/* Y1: orders the argument before the hook; pairs with Y2 in yield_point(). */
-	ksync_smp_store_release(&ksync__shrinker_yield_hook, hook);
-}
 
 /* ------------------------------------------------------------------------ */
 /* Registries                                                               */

@@ -13,9 +13,6 @@
 
 #include <errno.h>
 
-_Thread_local struct ksync_shrinker_record *ksync__shrinker_calling[CALL_DEPTH_MAX] SHRINKER_TLS;
-_Thread_local int ksync__shrinker_depth SHRINKER_TLS;
-
 /*
  * One shrinker, one (group, node): count, add the carried-over work, scan in
  * batches, carry over what was not done. Returns SHRINK_EMPTY when the
