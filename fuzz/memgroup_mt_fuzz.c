@@ -55,6 +55,7 @@
  */
 #include <ksync/fuzzing.h>
 #include <ksync/list_lru.h>
+#include <ksync/list_lru_testing.h>
 #include <ksync/memgroup.h>
 #include <ksync/objcg.h>
 #include <ksync/shrinker.h>

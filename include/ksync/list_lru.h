@@ -387,29 +387,6 @@ struct ksync_list_lru_stats {
 /** ksync_list_lru_stats() - a snapshot of @lru's counters into @out. */
 void ksync_list_lru_stats(struct ksync_list_lru *lru, struct ksync_list_lru_stats *out);
 
-/*
- * Test seam: a hook called at points where a forced schedule shows the
- * ordering of retirement (tests/torture/list_lru_torture.c). Production
- * code has no reason to set it.
- */
-enum ksync_list_lru_yield_point {
-	/* add: the list to add to was looked up; its lock is not taken yet */
-	KSYNC_LIST_LRU_YP_ADD_LOOKED_UP = 1,
-	/* del: the item's list was read; its lock is not taken yet */
-	KSYNC_LIST_LRU_YP_DEL_LOOKED_UP,
-	/*
-	 * offline: between the two steps of retiring a list (marked dead /
-	 * emptied and unpublished); in the shipped order the child's lock is
-	 * held here.
-	 */
-	KSYNC_LIST_LRU_YP_OFFLINE_BETWEEN,
-};
-
-/** ksync_list_lru_set_yield_hook() - call @hook(@lru, point, @arg) at every yield point (NULL: none). */
-void ksync_list_lru_set_yield_hook(struct ksync_list_lru *lru,
-				   void (*hook)(struct ksync_list_lru *lru, int point, void *arg),
-				   void *arg);
-
 KSYNC_EXTERN_C_END
 
 #endif /* KSYNC_LIST_LRU_H */

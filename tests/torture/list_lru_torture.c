@@ -23,12 +23,13 @@
  * forced_schedule_add_vs_offline: an add looks up a group's list, then the
  * group's offline hook retires that list, and the add takes the lock in the
  * middle of the retirement. Marking dead first (the shipped order) sends the
- * add to the parent; built with KSYNC_LIST_LRU_MUTATE_UNPUBLISH_FIRST (the
+ * add to the parent; built with KSYNC_PLANT_LIST_LRU_UNPUBLISH_FIRST (the
  * list_lru_torture_mutant_unpublish_first target) the item lands on the
  * emptied, unpublished list and is lost: the test then expects the loss.
  */
 #define _GNU_SOURCE
 #include <ksync/list_lru.h>
+#include <ksync/list_lru_testing.h>
 #include <ksync/memgroup.h>
 #include <ksync/shrinker.h>
 
@@ -44,7 +45,7 @@
 #include "rng.h"
 #include "wait.h"
 
-#ifdef KSYNC_LIST_LRU_MUTATE_UNPUBLISH_FIRST
+#ifdef KSYNC_PLANT_LIST_LRU_UNPUBLISH_FIRST
 #define KT_MUTANT 1
 #else
 #define KT_MUTANT 0

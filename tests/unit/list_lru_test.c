@@ -8,6 +8,7 @@
  * misuse reports; a short concurrent churn; the kernel spellings.
  */
 #include <ksync/list_lru.h>
+#include <ksync/list_lru_testing.h>
 #include <ksync/memgroup.h>
 #include <ksync/objcg.h>
 #include <ksync/shrinker.h>
