@@ -59,6 +59,7 @@ extern void *ksync__memgroup_yield_arg;
 
 static inline void memgroup_yield_point(int point)
 {
+#if KSYNC_SEAMS /* a production build (-DKSYNC_SEAMS=OFF) has no seam */
 	void (*hook)(int, void *) = KSYNC_READ_ONCE(ksync__memgroup_yield_hook);
 
 	if (ksync_unlikely(hook != NULL)) {
@@ -67,6 +68,9 @@ static inline void memgroup_yield_point(int point)
 		if (hook)
 			hook(point, KSYNC_READ_ONCE(ksync__memgroup_yield_arg));
 	}
+#else
+	(void)point;
+#endif
 }
 
 /* objcg.c, stats.c: the built-in clients. */

@@ -69,12 +69,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef KSYNC_PLANT_MEMGROUP_PUT_UNCHECKED
-/* The creator's reference (see References above); other references count 1. */
-#define CREATOR_REF (1 << 30)
-#else /* a planted bug for the fuzzers (docs/fuzzing.md): the creator's reference is 1 like any other */
-#define CREATOR_REF 1
-#endif
+/*
+ * The creator's reference (see References above); other references count 1.
+ * The plant MEMGROUP_PUT_UNCHECKED (docs/fuzzing.md) makes it 1 like any
+ * other, and put a plain decrement: an extra put releases an online group.
+ */
+#define CREATOR_REF (KSYNC_PLANT(MEMGROUP_PUT_UNCHECKED) ? 1 : (1 << 30))
 
 /*
  * The hooks a group's transition calls, copied under the mutex and sorted by
@@ -380,13 +380,11 @@ void ksync__memgroup_put(KSYNC_SITE_ARGS, struct ksync_memgroup *g)
 	struct ksync_site at = KSYNC_SITE_INIT;
 	int v;
 
-#ifdef KSYNC_PLANT_MEMGROUP_PUT_UNCHECKED
-	(void)at;
-	(void)v;
-	if (ksync_atomic_dec_and_test(&g->refcount))
-		group_release(g);
-	return;
-#endif
+	if (KSYNC_PLANT(MEMGROUP_PUT_UNCHECKED)) {
+		if (ksync_atomic_dec_and_test(&g->refcount))
+			group_release(g);
+		return;
+	}
 	v = ksync_atomic_read(&g->refcount);
 	do {
 		if (MISUSE(at, v == CREATOR_REF,
@@ -400,6 +398,7 @@ void ksync__memgroup_put(KSYNC_SITE_ARGS, struct ksync_memgroup *g)
 		group_release(g);
 }
 
+#if KSYNC_SEAMS /* the test seam of <ksync/memgroup_testing.h>; none in a production build */
 void (*ksync__memgroup_yield_hook)(int, void *);
 void *ksync__memgroup_yield_arg;
 
@@ -409,6 +408,7 @@ void ksync_memgroup_set_yield_hook(void (*hook)(int point, void *arg), void *arg
 	/* Y1: the argument before the hook; pairs with Y2 in memgroup_yield_point(). */
 	ksync_smp_store_release(&ksync__memgroup_yield_hook, hook);
 }
+#endif
 
 void *ksync_memgroup_slot(const struct ksync_memgroup *g, int slot)
 {

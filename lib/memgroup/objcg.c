@@ -116,11 +116,11 @@ static void objcg_release(struct ksync_memgroup *g, int slot, void *priv)
 		KSYNC_WRITE_ONCE(st->current, NULL);
 		ksync_objcg_put(h);
 	}
-#ifdef KSYNC_PLANT_OBJCG_STATE_PLAIN_FREE /* a planted bug for the fuzzers (docs/fuzzing.md) */
-	ksync_memgroup_set_slot(g, slot, NULL);
-	free(st);
-	return;
-#endif
+	if (KSYNC_PLANT(OBJCG_STATE_PLAIN_FREE)) { /* the fuzzers' plant (docs/fuzzing.md) */
+		ksync_memgroup_set_slot(g, slot, NULL);
+		free(st);
+		return;
+	}
 	/* Readers inside a section of the set's domain may hold @st (see the theory). */
 	ksync_call_srcu(&set->srcu, &st->rcu, free_rcu_state);
 }

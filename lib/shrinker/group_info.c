@@ -64,10 +64,8 @@ static int info_may_offline(struct ksync_memgroup *g, int slot, void *priv)
 
 	(void)g;
 	(void)slot;
-#ifdef KSYNC_PLANT_OFFLINE_FROM_CALLBACK /* a planted bug for the fuzzers (docs/fuzzing.md) */
-	(void)reg;
-	return 0;
-#endif
+	if (KSYNC_PLANT(OFFLINE_FROM_CALLBACK)) /* the fuzzers' plant (docs/fuzzing.md) */
+		return 0;
 	return in_callback() || ksync__srcu_self_inside(&reg->srcu) ? -EDEADLK : 0;
 }
 
@@ -244,11 +242,11 @@ static void info_release(struct ksync_memgroup *g, int slot, void *priv)
 		ksync_call_srcu(&reg->srcu, &info->rcu, free_rcu_info);
 		return;
 	}
-#ifdef KSYNC_PLANT_INFO_FREED_ON_REG_DOMAIN /* a planted bug for the fuzzers (docs/fuzzing.md) */
-	ksync_memgroup_set_slot(g, slot, NULL);
-	ksync_call_srcu(&reg->srcu, &info->rcu, free_rcu_info);
-	return;
-#endif
+	if (KSYNC_PLANT(INFO_FREED_ON_REG_DOMAIN)) { /* the fuzzers' plant (docs/fuzzing.md) */
+		ksync_memgroup_set_slot(g, slot, NULL);
+		ksync_call_srcu(&reg->srcu, &info->rcu, free_rcu_info);
+		return;
+	}
 	/*
 	 * Offlined: its unlink from reg->infos was followed by a grace period
 	 * of reg->srcu in the offline hook, so only callers that reached it
@@ -305,12 +303,12 @@ bool ksync__shr_group_resume_after_gap(struct shrinker_group_info *info, int *id
 	struct ksync_shrinker_registry *reg = info->reg;
 	bool alive;
 
-#ifdef KSYNC_PLANT_GROUP_WALK_KEEPS_GROUP /* a planted bug for the fuzzers (docs/fuzzing.md) */
-	ksync_srcu_read_unlock(&reg->srcu, *idx);
-	yield_point(KSYNC_SHRINKER_YP_SECTION_DROPPED);
-	*idx = ksync_srcu_read_lock(&reg->srcu);
-	return group_alive(info);
-#endif
+	if (KSYNC_PLANT(GROUP_WALK_KEEPS_GROUP)) { /* the fuzzers' plant (docs/fuzzing.md) */
+		ksync_srcu_read_unlock(&reg->srcu, *idx);
+		yield_point(KSYNC_SHRINKER_YP_SECTION_DROPPED);
+		*idx = ksync_srcu_read_lock(&reg->srcu);
+		return group_alive(info);
+	}
 	ksync_atomic_inc(&info->parked); /* P1 */
 	ksync_srcu_read_unlock(&reg->srcu, *idx);
 	yield_point(KSYNC_SHRINKER_YP_SECTION_DROPPED);
@@ -349,8 +347,8 @@ int ksync__set_shrinker_bit(KSYNC_SITE_ARGS, struct ksync_memgroup *g, int nid, 
 	 * D1: a group whose offline hook has begun has no maps to trust; its
 	 * nearest live ancestor takes the bit (see the top of this file).
 	 */
-#ifndef KSYNC_PLANT_SET_BIT_ON_DEAD_MAPS /* a planted bug for the fuzzers (docs/fuzzing.md) */
-	while (!group_alive(info)) {
+	/* The fuzzers' plant SET_BIT_ON_DEAD_MAPS (docs/fuzzing.md) skips this. */
+	while (!KSYNC_PLANT(SET_BIT_ON_DEAD_MAPS) && !group_alive(info)) {
 		g = ksync_memgroup_parent(g);
 		if (!g) {
 			ksync_srcu_read_unlock(&reg->srcu, idx);
@@ -358,7 +356,6 @@ int ksync__set_shrinker_bit(KSYNC_SITE_ARGS, struct ksync_memgroup *g, int nid, 
 		}
 		info = group_info(g);
 	}
-#endif
 	/* Map, then summary: see G1 in ksync__shr_group_infos_grow_locked(). */
 	m = ksync_srcu_dereference(info->node[nid].bits, &reg->srcu);
 	sm = ksync_srcu_dereference(info->node[nid].summary, &reg->srcu);

@@ -181,8 +181,10 @@ struct ksync_shrinker_registry {
 extern void (*ksync__shrinker_yield_hook)(int, void *);
 extern void *ksync__shrinker_yield_arg;
 
+/* A yield point of <ksync/shrinker_testing.h> (nothing in a build without seams). */
 static KSYNC_ALWAYS_INLINE void yield_point(int point)
 {
+#if KSYNC_SEAMS
 	void (*hook)(int, void *) = KSYNC_READ_ONCE(ksync__shrinker_yield_hook);
 
 	if (ksync_unlikely(hook != NULL)) {
@@ -191,6 +193,9 @@ static KSYNC_ALWAYS_INLINE void yield_point(int point)
 		if (hook)
 			hook(point, KSYNC_READ_ONCE(ksync__shrinker_yield_arg));
 	}
+#else
+	(void)point;
+#endif
 }
 
 /* ------------------------------------------------------------------------ */

@@ -390,9 +390,8 @@ static int unregister_finish(struct ksync_site at, struct ksync_shrinker_record 
 		ksync_completion_wait(&rec->done);
 		unreg_wait_done(&me);
 	} else {
-#ifndef KSYNC_PLANT_UNREG_NO_WAIT /* a planted bug for the fuzzers (docs/fuzzing.md) */
-		ksync_completion_wait(&rec->done);
-#endif
+		if (!KSYNC_PLANT(UNREG_NO_WAIT)) /* the fuzzers' plant (docs/fuzzing.md) */
+			ksync_completion_wait(&rec->done);
 	}
 	yield_point(KSYNC_SHRINKER_YP_UNREG_AFTER_WAIT);
 	ksync__mutex_lock(&reg->mutex);

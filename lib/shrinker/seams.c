@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "internal.h"
 
+#if KSYNC_SEAMS /* a production build (-DKSYNC_SEAMS=OFF) has no seam */
 void (*ksync__shrinker_yield_hook)(int, void *);
 void *ksync__shrinker_yield_arg;
 
@@ -17,3 +18,4 @@ void ksync_shrinker_set_yield_hook(void (*hook)(int point, void *arg), void *arg
 	/* Y1: orders the argument before the hook; pairs with Y2 in yield_point(). */
 	ksync_smp_store_release(&ksync__shrinker_yield_hook, hook);
 }
+#endif

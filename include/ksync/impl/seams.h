@@ -17,7 +17,12 @@
  *	  SRCU_SKIP_SECOND_WAIT    ... or on the index it flipped from
  *	  SRCU_NO_DIRECT           no domain gets direct words (a configuration)
  *	  SIZED_MAP_GROW_BY_COPY   growth copies the units instead of sharing them
- *	  and the compiled modules' (lib/): see docs/fuzzing.md, "Planted bugs".
+ *	  LIST_LRU_UNPUBLISH_FIRST retirement unpublishes before it marks dead
+ *	  and the compiled modules' other plants (lib/: UNREG_NO_WAIT,
+ *	  GROUP_WALK_KEEPS_GROUP, MEMGROUP_PUT_UNCHECKED, OBJCG_STATE_PLAIN_FREE,
+ *	  SET_BIT_ON_DEAD_MAPS, INFO_FREED_ON_REG_DOMAIN, OFFLINE_FROM_CALLBACK,
+ *	  ...): see docs/fuzzing.md, "Planted bugs"; `grep -rn 'KSYNC_PLANT('
+ *	  include lib` lists every site.
  *
  * KSYNC_TEST_POINT(name) - a statement at a point where a test may act (a
  *	delay that widens a race window). Expands to KSYNC_TP_<name>(), which a
