@@ -155,6 +155,13 @@ def seeds(out):
     seed(rg('issue18-observe-child-released-by-offline-door'), 2, [
         [(R_GROUP, 0), (R_CHILD, 0), (R_CHILD, 3)], [(R_OBSERVE, 0x94), (R_OBSERVE, 0x80)]],
         [0] * 8 + [1] * 3 + [0] * 80)
+    # The debug interface through a neutral shrinker on a DEAD child held by
+    # a reference (-ENOENT: walked no more) and on our own live group.
+    seed(rg('issue18-debug-calls-on-dead-and-live-groups'), 2, [
+        [(R_GROUP, 0), (R_CHILD, 0), (R_CHILD, 1)],
+        [(R_NEUTRAL, 0), (R_GROUP, 0), (R_HOLD, 0x30), (R_HOLD, 0x01), (R_HELD_CALL, 6), (R_HELD_CALL, 12),
+         (R_HELD_CALL, 7), (R_HELD_CALL, 13), (R_HOLD, 0x30), (R_HOLD, 0x01), (R_DRIVE, 0)]],
+        [0] * 8 + [1] * 10 + [0] * 80)
     # (a) Deferred work added by another thread to the counter a walk of a
     # neutral shrinker took it from, while the walk's scan runs: the ledger
     # must keep both.

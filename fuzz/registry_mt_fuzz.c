@@ -364,6 +364,9 @@ static void group_call(int tid, struct ksync_memgroup *g, unsigned int sel, int 
 {
 	struct thread_state *T = &M.t[tid];
 	enum ksync_memgroup_state s = ksync_memgroup_state(g);
+	/* Our own group stays as it is during the call; another's may go offline at its seams. */
+	bool own_online = s == KSYNC_MEMGROUP_ONLINE && (g == T->group || g == T->child);
+	bool gone = s == KSYNC_MEMGROUP_DEAD || s == KSYNC_MEMGROUP_FREED; /* final */
 	int r;
 
 	if (trace)
@@ -407,9 +410,9 @@ static void group_call(int tid, struct ksync_memgroup *g, unsigned int sel, int 
 			break;
 		r = ksync_shrinker_add_deferred(&T->neutral, g, nid, x);
 		CHECK(r == 0 || r == -ENOENT);
-		if (exact() && s == KSYNC_MEMGROUP_ONLINE)
+		if (exact() && own_online)
 			CHECK(r == 0);
-		if (exact() && (s == KSYNC_MEMGROUP_DEAD || s == KSYNC_MEMGROUP_FREED))
+		if (gone)
 			CHECK(r == -ENOENT);
 		if (r == 0) {
 			__atomic_add_fetch(&M.deferred_added, x, __ATOMIC_RELAXED);
@@ -461,9 +464,18 @@ static void group_call(int tid, struct ksync_memgroup *g, unsigned int sel, int 
 		EXPECT_MISUSE(CHECK(ksync_memgroup_offline(g) == -EBUSY));
 		CHECK(ksync_memgroup_state(g) != KSYNC_MEMGROUP_ONLINE);
 		break;
-	case 6: /* the debug view of it: a count, through our neutral shrinker */
-		if (T->nst == 1)
-			CHECK(ksync_shrinker_debug_count(&T->neutral, g, nid) == (long)NEUTRAL_COUNT);
+	case 6: /* the debug view of it through our neutral shrinker: counted while alive, -ENOENT once dead */
+		if (T->nst == 1) {
+			long c = ksync_shrinker_debug_count(&T->neutral, g, nid);
+			long sc = ksync_shrinker_debug_scan(&T->neutral, g, nid, 1);
+
+			CHECK(c == (long)NEUTRAL_COUNT || c == -ENOENT);
+			CHECK(sc == 0 || sc == -ENOENT);
+			if (exact() && own_online)
+				CHECK(c == (long)NEUTRAL_COUNT && sc == 0);
+			if (gone)
+				CHECK(c == -ENOENT && sc == -ENOENT);
+		}
 		CHECK(ksync_shrinker_group_id(g) == ksync_memgroup_id(g));
 		break;
 	default: /* its id, parent and set: plain reads */
