@@ -285,6 +285,11 @@ static void group_release(struct ksync_memgroup *g)
 	struct ksync_memgroup *parent = g->parent;
 	struct hook_batch b;
 
+#ifdef KSYNC_PLANT_PARENT_PUT_EARLY /* a planted bug for the fuzzers (docs/fuzzing.md) */
+	if (parent) /* the parent's reference, dropped before the hooks that still read the parent */
+		ksync_memgroup_put(parent);
+	parent = NULL;
+#endif
 	ksync__mutex_lock(&set->mutex);
 	batch_take_locked(set, g->onlined, &b);
 	set_state(g, KSYNC_MEMGROUP_FREED);

@@ -128,7 +128,11 @@ found:
 		reg->ids_cap = cap;
 	}
 	if (id >= reg->nr_max) {
+#ifndef KSYNC_PLANT_IDS_GROW_ONE_SHORT
 		int ret = grow_locked(reg, ksync_round_up(id + 1, (unsigned int)KSYNC_BITS_PER_LONG));
+#else /* a planted bug for the fuzzers (docs/fuzzing.md): room for the ids below @id, not for @id */
+		int ret = grow_locked(reg, ksync_round_up(id, (unsigned int)KSYNC_BITS_PER_LONG));
+#endif
 		if (ret)
 			return ret;
 	}

@@ -62,6 +62,10 @@ static unsigned long do_shrink(struct ksync_shrinker_record *rec, struct ksync_s
 	}
 
 	next = ksync_shrink_next_deferred(nr, b.delta, scanned, freeable);
+#ifdef KSYNC_PLANT_DEFERRED_PUT_BACK_BY_SET /* a planted bug for the fuzzers (docs/fuzzing.md) */
+	ksync_atomic_long_set(deferred, next); /* over what others added since the take */
+	return freed;
+#endif
 	if (next)
 		ksync_atomic_long_add(next, deferred);
 	return freed;
@@ -202,8 +206,10 @@ next:
 				/* A writer waits: resume at the next id in a fresh section. */
 				if (!group_resume_after_gap(info, &idx))
 					goto out; /* its counters now belong to the parent */
+#ifndef KSYNC_PLANT_GROUP_WALK_STALE_MAPS /* a planted bug for the fuzzers (docs/fuzzing.md): the last section's maps kept */
 				m = ksync_srcu_dereference(info->maps[nid], &reg->srcu);
 				sm = ksync_srcu_dereference(SUMMARY(info, nid), &reg->srcu);
+#endif
 			}
 			yield_point(KSYNC_SHRINKER_YP_BETWEEN_IDS);
 		}
