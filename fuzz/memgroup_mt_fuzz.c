@@ -106,6 +106,7 @@
 #define MAXOPS 12 /* operations per thread (so at most MAXOPS groups created) */
 #define NOPS 18
 #define NH 2	  /* references a thread holds across its operations (op 12) */
+#define CHURN_MAX 512 /* groups one thread churns in one input (op 16), running freely */
 
 /* A group a thread created: never reused within an input. */
 struct mrec {
@@ -137,6 +138,7 @@ struct thread_state {
 	struct mitem item[NI];
 	struct mrec *held[NH];	/* references held across operations (op 12) */
 	struct ksync_memgroup *cpub; /* atomic: the group op 16 churns, published */
+	int churned;		/* groups op 16 churned in this input (bounded: CHURN_MAX) */
 	uint8_t op[MAXOPS], arg[MAXOPS];
 	int nops;
 };
@@ -788,10 +790,10 @@ static void op(int tid, unsigned int o, unsigned int a)
 	}
 	case 16: { /* churn: groups created, published, unpublished and offlined in a loop */
 		struct mrec *p = (a & 0x40) ? owned_live(T, a >> 4) : NULL;
-		int n = exact() ? 1 + (int)(a % 4) : 64 << (a % 4);
+		int n = exact() ? 1 + (int)(a % 4) : 32 << (a % 4);
 
 		__atomic_add_fetch(&M.churning, 1, __ATOMIC_ACQ_REL);
-		for (int i = 0; i < n; i++) {
+		for (int i = 0; i < n && T->churned < CHURN_MAX; i++, T->churned++) {
 			struct ksync_memgroup *g = ksync_memgroup_create(M.set, p ? p->g : NULL);
 
 			if (!g) {

@@ -36,22 +36,30 @@
 #include "sched.h"
 
 #define STALL_SIGNAL (SIGRTMIN + 5)
-#define STALL_SPINS 400000 /* bound of every wait, in loads (well under a millisecond or so) */
+#define STALL_SPINS 200000	/* a stopped reader's wait, in loads (about a millisecond at most) */
+#define STALL_ACK_SPINS 20000	/* the writer's wait for the readers to stop */
 
 static struct {
 	pthread_mutex_t mu;
 	pthread_t th[KSCHED_MAX_THREADS];
 	bool on[KSCHED_MAX_THREADS];
 	unsigned long acks, gen; /* atomics */
+	int active;		 /* atomic: writers between stall_readers() and stall_resume() */
 } stall = { .mu = PTHREAD_MUTEX_INITIALIZER };
 
+/*
+ * A signal that comes late (the reader was not running: the writer stopped
+ * waiting for it and is done) finds no writer active and returns at once.
+ */
 static void stall_handler(int sig)
 {
 	unsigned long gen = __atomic_load_n(&stall.gen, __ATOMIC_ACQUIRE);
 
 	(void)sig;
 	__atomic_add_fetch(&stall.acks, 1, __ATOMIC_ACQ_REL);
-	for (int i = 0; i < STALL_SPINS && __atomic_load_n(&stall.gen, __ATOMIC_ACQUIRE) == gen; i++)
+	for (int i = 0; i < STALL_SPINS && __atomic_load_n(&stall.active, __ATOMIC_ACQUIRE) &&
+			__atomic_load_n(&stall.gen, __ATOMIC_ACQUIRE) == gen;
+	     i++)
 		;
 }
 
@@ -96,13 +104,14 @@ static void stall_readers(int tid)
 	unsigned long acks = __atomic_load_n(&stall.acks, __ATOMIC_ACQUIRE);
 	int sent = 0;
 
+	__atomic_add_fetch(&stall.active, 1, __ATOMIC_ACQ_REL);
 	pthread_mutex_lock(&stall.mu);
 	for (int t = 0; t < KSCHED_MAX_THREADS; t++)
 		if (t != tid && stall.on[t] && pthread_kill(stall.th[t], STALL_SIGNAL) == 0)
 			sent++;
 	pthread_mutex_unlock(&stall.mu);
-	for (int i = 0; i < STALL_SPINS && __atomic_load_n(&stall.acks, __ATOMIC_ACQUIRE) < acks + (unsigned long)sent;
-	     i++)
+	for (int i = 0;
+	     i < STALL_ACK_SPINS && __atomic_load_n(&stall.acks, __ATOMIC_ACQUIRE) < acks + (unsigned long)sent; i++)
 		;
 }
 
@@ -110,6 +119,7 @@ static void stall_readers(int tid)
 static void stall_resume(void)
 {
 	__atomic_add_fetch(&stall.gen, 1, __ATOMIC_ACQ_REL);
+	__atomic_sub_fetch(&stall.active, 1, __ATOMIC_ACQ_REL);
 }
 
 #endif /* KSYNC_FUZZ_STALL_H */
