@@ -52,7 +52,33 @@
  *    clean teardown (list_lru, shrinker, registry destroy return 0).
  * In the fuzzing mode the SRCU helper's work runs on the script threads
  * (op 8, offline's option, the final drive), so the schedule covers it.
+ *
+ * Groups in every state (issue 18), ops 12-17:
+ *  - references held across operations (12): one's own groups (get) or
+ *    another thread's (tryget in a read section), past their offline: the
+ *    group-taking calls of group_call() on them (13), DEAD included;
+ *  - another thread's group found inside a read section of the set's domain
+ *    (the published pointer, no reference), the section held across
+ *    preemption points while its owner unpublishes it, offlines it, drops
+ *    its last reference and runs the callbacks: the same calls (14), FREED
+ *    included: get_objcg (the nearest online group's handle, exactly),
+ *    statistics, list_lru add/del/walk/count, the shrinker's walk and bit,
+ *    tryget (fails exactly once released; get and put refused, reported,
+ *    and no resurrection), create under it and a second offline (refused);
+ *  - a put without a get on one of our online groups (15): reported at our
+ *    line, refused, the group stays online and its offline works later;
+ *  - groups churned (16: create, publish, unpublish, offline) while other
+ *    threads read the published one in loops (17): their charge handle, and
+ *    the registry's and list_lru's lookups; with threads running freely the
+ *    churning thread stops the readers at an arbitrary instruction while it
+ *    releases the group (fuzz/stall.h), the only way to hit a window with no
+ *    preemption point in it (issue 18, case 1).
+ * After every operation (no preemption point added): the thread's online
+ * groups are online, the groups it holds and their parents are not freed,
+ * and (under the baton) each item no walk took is on a list. Every misuse
+ * report must come from a call marked as misuse on purpose (reports.h).
  */
+#define _GNU_SOURCE /* pthread_kill, sigaction (fuzz/stall.h) */
 #include <ksync/fuzzing.h>
 #include <ksync/list_lru.h>
 #include <ksync/list_lru_testing.h>
@@ -70,14 +96,18 @@
 #include <string.h>
 
 #include "fuzz.h"
+#include "reports.h"
 #include "sched.h"
+#include "stall.h"
 
 #define NT KSCHED_MAX_THREADS
 #define NNODES 2
 #define NG 3	  /* live groups per thread */
 #define NI 6	  /* items per thread */
 #define MAXOPS 12 /* operations per thread (so at most MAXOPS groups created) */
-#define NOPS 12
+#define NOPS 18
+#define NH 2	  /* references a thread holds across its operations (op 12) */
+#define CHURN_MAX 512 /* groups one thread churns in one input (op 16), running freely */
 
 /* A group a thread created: never reused within an input. */
 struct mrec {
@@ -86,6 +116,7 @@ struct mrec {
 	struct ksync_objcg *h;	  /* its charge handle, kept to the end */
 	int online;		  /* atomic: written by the owner */
 	int owner, idx;
+	int refs;		  /* atomic: references the scripts hold (not the creator's) */
 };
 
 struct mitem {
@@ -106,6 +137,9 @@ struct thread_state {
 	struct mrec *slot[NG];	/* the owner's live groups */
 	struct mrec *pub[NG];	/* atomic: what other threads may reach */
 	struct mitem item[NI];
+	struct mrec *held[NH];	/* references held across operations (op 12) */
+	struct ksync_memgroup *cpub; /* atomic: the group op 16 churns, published */
+	int churned;		/* groups op 16 churned in this input (bounded: CHURN_MAX) */
 	uint8_t op[MAXOPS], arg[MAXOPS];
 	int nops;
 };
@@ -121,6 +155,7 @@ static struct {
 	int oom;					    /* documented out-of-memory results */
 	bool fired;					    /* the injected failure happened */
 	enum ksched_policy policy;
+	int churning;					    /* atomic: threads inside op 16 */
 } M;
 
 static bool trace;
@@ -242,6 +277,39 @@ static bool has_online_child(struct thread_state *T, struct mrec *r)
 	return false;
 }
 
+/* Results predicted exactly only under the baton: nothing runs between two preemption points. */
+static bool exact(void)
+{
+	return M.policy != KSCHED_FREE;
+}
+
+static struct ksync_srcu_struct *set_srcu(void)
+{
+	return ksync_memgroup_set_srcu(M.set);
+}
+
+/* Another thread than @tid, picked by @a. */
+static int other(int tid, unsigned int a)
+{
+	return (tid + 1 + (int)(a % (unsigned int)(M.n - 1))) % M.n;
+}
+
+/*
+ * The references the scripts hold on each group are counted in the model
+ * (op 15 predicts an unbalanced put from them): counted after a get or a
+ * successful tryget, uncounted before the put (no preemption point between).
+ */
+static void ref_taken(struct mrec *r)
+{
+	__atomic_add_fetch(&r->refs, 1, __ATOMIC_ACQ_REL);
+}
+
+static void ref_put(struct mrec *r)
+{
+	CHECK(__atomic_sub_fetch(&r->refs, 1, __ATOMIC_ACQ_REL) >= 0);
+	ksync_memgroup_put(r->g);
+}
+
 /*
  * Another thread's group, with a reference (NULL if none): the pointer is
  * loaded and the reference taken inside a read section of the set's domain,
@@ -249,7 +317,7 @@ static bool has_online_child(struct thread_state *T, struct mrec *r)
  */
 static struct mrec *foreign_get(int tid, unsigned int a, bool online_only)
 {
-	int o = (tid + 1 + (int)(a % (unsigned int)(M.n - 1))) % M.n;
+	int o = other(tid, a);
 	struct ksync_srcu_struct *ss = ksync_memgroup_set_srcu(M.set);
 	struct mrec *r;
 	bool got = false;
@@ -259,6 +327,8 @@ static struct mrec *foreign_get(int tid, unsigned int a, bool online_only)
 	r = __atomic_load_n(&M.t[o].pub[(a >> 2) % NG], __ATOMIC_ACQUIRE);
 	if (r)
 		got = online_only ? ksync_memgroup_tryget_online(r->g) : ksync_memgroup_tryget(r->g);
+	if (got)
+		ref_taken(r);
 	ksync_srcu_read_unlock(ss, idx);
 	return got ? r : NULL;
 }
@@ -285,6 +355,172 @@ static void item_add(struct thread_state *T, struct mitem *it, int nid, struct m
 	it->added = 1;
 	it->loc = to;
 	it->nid = nid;
+}
+
+
+/*
+ * Inside a read section of the set's domain (or holding a reference on @g):
+ * the nearest group of @g's chain (@g, its parent, ...) that is online, or
+ * NULL. Ancestors stay in memory while @g is (each child holds a reference
+ * on its parent until its release) and the section covers the rest.
+ */
+static struct ksync_memgroup *nearest_online_group(struct ksync_memgroup *g)
+{
+	while (g && ksync_memgroup_state(g) != KSYNC_MEMGROUP_ONLINE)
+		g = ksync_memgroup_parent(g);
+	return g;
+}
+
+/* Is @a on @g's chain (NULL: the root, on every chain)? Same context. */
+static bool on_group_chain(const struct ksync_memgroup *a, struct ksync_memgroup *g)
+{
+	for (; g; g = ksync_memgroup_parent(g))
+		if (g == a)
+			return true;
+	return a == NULL;
+}
+
+/*
+ * ksync_memgroup_get_objcg() on @g, whatever its state (the caller holds a
+ * reference, or is inside a read section of the set's domain): the handle
+ * of the nearest online group of @g's chain, exactly, under the baton (no
+ * preemption point in the call); on the chain when threads run freely.
+ * Charged through, then put.
+ */
+static void check_get_objcg(struct ksync_memgroup *g, int nid, unsigned int sel)
+{
+	int idx = ksync_srcu_read_lock(set_srcu());
+	struct ksync_memgroup *want = nearest_online_group(g);
+	struct ksync_objcg *h = ksync_memgroup_get_objcg(g);
+	struct ksync_memgroup *at = h ? ksync_objcg_group(h) : NULL;
+
+	if (exact())
+		CHECK(h ? at == want : !want);
+	else
+		CHECK(!h || on_group_chain(at, g));
+	ksync_srcu_read_unlock(set_srcu(), idx);
+	if (h) {
+		long objs = (long)(sel % 5) - 1;
+
+		CHECK(ksync_objcg_charge(h, nid, objs, objs * 64) == 0);
+		add_model(&M.objects[nid], objs);
+		add_model(&M.bytes[nid], objs * 64);
+		ksync_objcg_put(h);
+	}
+}
+
+/* Sites of misuse on purpose that must be reported (once per site and process). */
+static int site_put_released, site_get_released, site_put_online, site_put_online2;
+
+/*
+ * A group-taking call on @r's group, in whatever state it is: held by a
+ * reference (@held: ONLINE, DYING or DEAD, never FREED), or found inside a
+ * read section of the set's domain without one (any state, FREED included:
+ * its memory and every client's state stay until the section ends). The
+ * documented result in each state.
+ */
+static void group_call(int tid, struct mrec *r, unsigned int sel, int nid, bool held)
+{
+	struct thread_state *T = &M.t[tid];
+	struct ksync_memgroup *g = r->g;
+	enum ksync_memgroup_state s = ksync_memgroup_state(g);
+
+	if (trace)
+		fprintf(stderr, "t%d:   call %u on t%d's group %d (state %d%s)\n", tid, sel % 8, r->owner, r->idx,
+			(int)s, held ? ", held" : "");
+	if (held)
+		CHECK(s != KSYNC_MEMGROUP_FREED);
+	switch (sel % 8) {
+	case 0: /* its charge handle: the nearest online group's */
+		check_get_objcg(g, nid, sel >> 3);
+		break;
+	case 1: /* statistics: to the nearest online group (or the root); its own counters readable */
+		CHECK(ksync_memgroup_stat_add(g, nid, KSYNC_MEMGROUP_STAT_USER0, 2) == 0);
+		CHECK(ksync_memgroup_stat_add_always_locked(g, nid, KSYNC_MEMGROUP_STAT_USER0, -1) == 0);
+		add_model(&M.user0[nid], 1);
+		(void)ksync_memgroup_stat_read(g, nid, KSYNC_MEMGROUP_STAT_LRU);
+		break;
+	case 2: { /* one of our items onto its list: the nearest live list takes it; deleted naming it */
+		struct mitem *it = &T->item[(sel >> 3) % NI];
+
+		item_add(T, it, nid, r);
+		if (sel & 0x40) {
+			bool del = ksync_list_lru_del(&M.lru, &it->lru, it->nid, g);
+
+			CHECK(del == (it->added && !ld(&it->taken))); /* false only when a walk took it */
+			it->added = 0;
+		}
+		break;
+	}
+	case 3: /* its list: a walk (none once retired) and the count */
+		walk_one(nid, g, sel * 0x9e3779b9U, 1 + sel % 5);
+		(void)ksync_list_lru_count_one(&M.lru, nid, g);
+		break;
+	case 4: { /* the shrinker's walk of it (returns at once once it is going offline) */
+		struct walk w = { sel, 0, NULL, nid, 0, 0 };
+
+		shrinker_walk = &w;
+		(void)ksync_shrink_slab(M.reg, nid, g, (int)(sel % 13));
+		shrinker_walk = NULL;
+		break;
+	}
+	case 5: { /* the shrinker's bit: 0 in every state (a dead group's goes to a live ancestor) */
+		int max = ksync_shrinker_nr_max(M.reg), rr;
+
+		CHECK(ksync_set_shrinker_bit(g, nid, M.shrinker->id) == 0);
+		/* One past the map: refused by the live group that would take it; none: 0. */
+		bool live = nearest_online_group(g) != NULL;
+		EXPECT_MISUSE(rr = ksync_set_shrinker_bit(g, nid, max));
+		if (exact() && live)
+			CHECK(rr == -EINVAL);
+		else
+			CHECK(rr == -EINVAL || rr == 0);
+		break;
+	}
+	case 6: { /* references: tryget succeeds exactly while a reference is left */
+		bool got = ksync_memgroup_tryget(g);
+
+		if (got) {
+			ref_taken(r);
+			CHECK(ksync_memgroup_state(g) != KSYNC_MEMGROUP_FREED);
+			ksync_memgroup_get(g); /* legal: we hold one */
+			ref_taken(r);
+			ref_put(r);
+			ref_put(r);
+			break;
+		}
+		CHECK(!held);
+		if (s == KSYNC_MEMGROUP_ONLINE || s == KSYNC_MEMGROUP_DYING)
+			CHECK(!exact()); /* the creator's reference was there when @s was read */
+		if (s != KSYNC_MEMGROUP_FREED)
+			break;
+		/* Released (FREED is final): get and put are refused, and nothing brings it back. */
+		unsigned long before = fuzz_reports;
+		EXPECT_MISUSE(ksync_memgroup_put(g));
+		fuzz_must_report(&site_put_released, before, exact());
+		CHECK(!ksync_memgroup_tryget(g));
+		before = fuzz_reports;
+		EXPECT_MISUSE(ksync_memgroup_get(g));
+		fuzz_must_report(&site_get_released, before, exact());
+		CHECK(!ksync_memgroup_tryget(g));
+		CHECK(ksync_memgroup_state(g) == KSYNC_MEMGROUP_FREED);
+		break;
+	}
+	case 7: /* not online (final once seen): no child under it, no second offline */
+		if (s == KSYNC_MEMGROUP_ONLINE) {
+			struct ksync_memgroup *c;
+			int idx = ksync_srcu_read_lock(set_srcu());
+
+			ksync_memgroup_for_each_child(c, g)
+				CHECK(ksync_memgroup_parent(c) == g);
+			ksync_srcu_read_unlock(set_srcu(), idx);
+			break;
+		}
+		EXPECT_MISUSE(CHECK(!ksync_memgroup_create(M.set, g)));
+		EXPECT_MISUSE(CHECK(ksync_memgroup_offline(g) == -EBUSY));
+		CHECK(ksync_memgroup_state(g) != KSYNC_MEMGROUP_ONLINE);
+		break;
+	}
 }
 
 static void op(int tid, unsigned int o, unsigned int a)
@@ -330,24 +566,26 @@ static void op(int tid, unsigned int o, unsigned int a)
 			break;
 		g = r->g;
 		if (has_online_child(T, r)) {
-			CHECK(ksync_memgroup_offline(g) == -EBUSY);
+			EXPECT_MISUSE(CHECK(ksync_memgroup_offline(g) == -EBUSY));
 			break;
 		}
 		__atomic_store_n(&T->pub[s], NULL, __ATOMIC_RELEASE); /* before the offline */
 		T->slot[s] = NULL;
-		if (a & 0x20)
+		if (a & 0x20) {
 			ksync_memgroup_get(g); /* an extra reference: the group outlives its offline */
+			ref_taken(r);
+		}
 		CHECK(ksync_memgroup_offline(g) == 0);
 		st(&r->online, 0);
 		if (a & 0x20) {
-			CHECK(ksync_memgroup_offline(g) == -EBUSY);	/* twice */
+			EXPECT_MISUSE(CHECK(ksync_memgroup_offline(g) == -EBUSY)); /* twice */
 			CHECK(ksync_memgroup_state(g) == KSYNC_MEMGROUP_DEAD);
-			CHECK(!ksync_memgroup_create(M.set, g));	/* under a dead parent */
+			EXPECT_MISUSE(CHECK(!ksync_memgroup_create(M.set, g))); /* under a dead parent */
 			CHECK(!ksync_memgroup_tryget_online(g));
 			/* A late update: redirected to the nearest online ancestor. */
 			CHECK(ksync_memgroup_stat_add(g, nid, KSYNC_MEMGROUP_STAT_USER0, 3) == 0);
 			add_model(&M.user0[nid], 3);
-			ksync_memgroup_put(g);
+			ref_put(r);
 		}
 		if (a & 0x40) /* and the frees it queued, at once */
 			(void)ksync_srcu_run_all_callbacks();
@@ -408,7 +646,7 @@ static void op(int tid, unsigned int o, unsigned int a)
 			break;
 		}
 		}
-		ksync_memgroup_put(r->g);
+		ref_put(r);
 		break;
 	}
 	case 6: { /* charge through one of our handles (its group may be long gone) */
@@ -452,8 +690,8 @@ static void op(int tid, unsigned int o, unsigned int a)
 			ksync_srcu_read_unlock(ss, idx);
 			(void)ksync_list_lru_count_one(&M.lru, nid, r->g);
 			/* Misuse: the documented errors, nothing done. */
-			CHECK(ksync_memgroup_stat_add(r->g, NNODES, KSYNC_MEMGROUP_STAT_USER0, 1) == -EINVAL);
-			CHECK(!ksync_list_lru_add(&M.lru, &T->item[a % NI].lru, NNODES, r->g));
+			EXPECT_MISUSE(CHECK(ksync_memgroup_stat_add(r->g, NNODES, KSYNC_MEMGROUP_STAT_USER0, 1) == -EINVAL));
+			EXPECT_MISUSE(CHECK(!ksync_list_lru_add(&M.lru, &T->item[a % NI].lru, NNODES, r->g)));
 		}
 		break;
 	}
@@ -475,17 +713,205 @@ static void op(int tid, unsigned int o, unsigned int a)
 		if (g) {
 			CHECK(ksync_memgroup_stat_add(g, nid, KSYNC_MEMGROUP_STAT_USER0, -1) == 0);
 			add_model(&M.user0[nid], -1);
-			ksync_memgroup_put(g);
+			ksync_memgroup_put(g); /* our own group or an ancestor: no op 15 races it */
 		}
+		break;
+	}
+	case 12: { /* hold a reference across our next operations, or drop the one held */
+		int h = (int)(a % NH);
+		struct mrec *r = T->held[h];
+
+		if (r) {
+			T->held[h] = NULL;
+			ref_put(r);
+			break;
+		}
+		if (a & 0x10) {
+			r = foreign_get(tid, a >> 2, a & 0x80); /* found in a read section, tryget */
+		} else if ((r = owned_live(T, a >> 2)) != NULL) {
+			ksync_memgroup_get(r->g); /* ours: we hold the creator's */
+			ref_taken(r);
+		}
+		T->held[h] = r;
+		break;
+	}
+	case 13: { /* a group-taking call on a group we hold: ONLINE, DYING or DEAD */
+		struct mrec *r = T->held[a % NH];
+
+		if (r)
+			group_call(tid, r, a >> 1, nid, true);
+		break;
+	}
+	case 14: { /* another thread's group found in a read section of the set's domain, no reference */
+		int o = other(tid, a), idx = ksync_srcu_read_lock(set_srcu());
+		struct mrec *r = __atomic_load_n(&M.t[o].pub[(a >> 2) % NG], __ATOMIC_ACQUIRE);
+
+		if (r) {
+			/* Its owner may unpublish it, offline it, drop the last reference, run the callbacks. */
+			ksched_point();
+			group_call(tid, r, a >> 4, nid, false);
+			ksched_point();
+			group_call(tid, r, (a >> 4) + 5, nid, false);
+		}
+		ksync_srcu_read_unlock(set_srcu(), idx);
+		break;
+	}
+	case 15: { /* a put without a get on one of our online groups: reported, refused */
+		struct mrec *r = owned_live(T, a >> 4);
+		unsigned long before;
+
+		/*
+		 * Exact only with no other reference (a put would drop that one
+		 * unreported) and nobody in between. Children hold one on their
+		 * parent until their release: an online child, or an offline
+		 * one that a reference kept.
+		 */
+		if (!r || !exact() || __atomic_load_n(&r->refs, __ATOMIC_ACQUIRE))
+			break;
+		bool children = false;
+		for (int i = 0; i < T->nrec; i++)
+			children |= T->rec[i].parent == r && (ld(&T->rec[i].online) || ld(&T->rec[i].refs));
+		if (children)
+			break;
+		before = fuzz_reports;
+		EXPECT_MISUSE(ksync_memgroup_put(r->g));
+		fuzz_must_report(&site_put_online, before, true);
+		CHECK(ksync_memgroup_state(r->g) == KSYNC_MEMGROUP_ONLINE);
+		if (a & 0x40) { /* a balanced pair, then one put too many again */
+			ksync_memgroup_get(r->g);
+			ksync_memgroup_put(r->g);
+			before = fuzz_reports;
+			EXPECT_MISUSE(ksync_memgroup_put(r->g));
+			fuzz_must_report(&site_put_online2, before, true);
+			CHECK(ksync_memgroup_state(r->g) == KSYNC_MEMGROUP_ONLINE);
+		}
+		CHECK(ksync_memgroup_tryget_online(r->g));
+		ksync_memgroup_put(r->g);
+		break;
+	}
+	case 16: { /* churn: groups created, published, unpublished and offlined in a loop */
+		struct mrec *p = (a & 0x40) ? owned_live(T, a >> 4) : NULL;
+		int n = exact() ? 1 + (int)(a % 4) : 32 << (a % 4);
+
+		__atomic_add_fetch(&M.churning, 1, __ATOMIC_ACQ_REL);
+		for (int i = 0; i < n && T->churned < CHURN_MAX; i++, T->churned++) {
+			struct ksync_memgroup *g = ksync_memgroup_create(M.set, p ? p->g : NULL);
+
+			if (!g) {
+				expect_oom();
+				break;
+			}
+			__atomic_store_n(&T->cpub, g, __ATOMIC_RELEASE);
+			ksched_point();
+			if (!exact()) /* readers stopped wherever they are, the group released under them */
+				stall_readers(tid);
+			__atomic_store_n(&T->cpub, NULL, __ATOMIC_RELEASE);
+			CHECK(ksync_memgroup_offline(g) == 0); /* its last reference: released */
+			if (!exact())
+				stall_resume();
+			if (i % 32 == 31)
+				(void)ksync_srcu_run_all_callbacks();
+		}
+		__atomic_sub_fetch(&M.churning, 1, __ATOMIC_ACQ_REL);
+		break;
+	}
+	case 17: { /* readers of another thread's groups in a loop, racing its releases */
+		int o = other(tid, a), n = exact() ? 1 + (int)(a % 4) : 256 << (a % 4);
+
+		if (!exact())
+			stall_reader_begin(tid);
+		for (int i = 0; i < n; i++) {
+			int idx = ksync_srcu_read_lock(set_srcu());
+			struct ksync_memgroup *g;
+
+			if (a & 0x40) {
+				g = __atomic_load_n(&M.t[o].cpub, __ATOMIC_ACQUIRE);
+			} else {
+				struct mrec *r = __atomic_load_n(&M.t[o].pub[(a >> 2) % NG], __ATOMIC_ACQUIRE);
+				g = r ? r->g : NULL;
+			}
+			/* Its charge handle; or, with 0x20, also the registry's and list_lru's lookups. */
+			switch ((a & 0x20) && g ? i % 4 : 0) {
+			case 0:
+				if (g)
+					check_get_objcg(g, nid, (unsigned int)i);
+				break;
+			case 1:
+				CHECK(ksync_set_shrinker_bit(g, nid, M.shrinker->id) == 0);
+				break;
+			case 2:
+				(void)ksync_shrink_slab(M.reg, nid, g, 12);
+				break;
+			default:
+				walk_one(nid, g, (unsigned int)i, 3);
+				(void)ksync_list_lru_count_one(&M.lru, nid, g);
+				break;
+			}
+			ksync_srcu_read_unlock(set_srcu(), idx);
+			ksched_point();
+			/* Running freely: once the churn began and ended, stop. */
+			if (!exact() && i >= 256 && !__atomic_load_n(&M.churning, __ATOMIC_ACQUIRE))
+				break;
+		}
+		if (!exact())
+			stall_reader_end(tid);
 		break;
 	}
 	}
 }
 
+/*
+ * After each operation of a thread (no preemption point: the schedule stays
+ * as it was): its online groups are online (no put released one), the
+ * groups it holds are not freed, nor their parents (a group holds a
+ * reference on its parent until its release), and, under the baton, each
+ * of its items that no walk took is on a list.
+ */
+static void after_op(int tid)
+{
+	struct thread_state *T = &M.t[tid];
+
+	for (int s = 0; s < NG; s++)
+		if (T->slot[s])
+			CHECK(ksync_memgroup_state(T->slot[s]->g) == KSYNC_MEMGROUP_ONLINE);
+	for (int h = 0; h < NH; h++) {
+		struct mrec *r = T->held[h];
+		struct ksync_memgroup *p;
+
+		if (!r)
+			continue;
+		CHECK(ksync_memgroup_state(r->g) != KSYNC_MEMGROUP_FREED);
+		p = ksync_memgroup_parent(r->g);
+		CHECK(!p || ksync_memgroup_state(p) != KSYNC_MEMGROUP_FREED);
+	}
+	if (!exact())
+		return;
+	for (int i = 0; i < NI; i++) {
+		struct mitem *it = &T->item[i];
+
+		if (it->added && !ld(&it->taken))
+			CHECK(ksync_list_lru_item_on_list(&it->lru));
+	}
+}
+
 static void body(int tid, void *arg)
 {
+	struct thread_state *T = &M.t[tid];
+
 	(void)arg;
-	ksched_run_ops(tid, M.t[tid].nops, M.t[tid].op, M.t[tid].arg, op);
+	for (int i = 0; i < T->nops; i++) {
+		op(tid, T->op[i], T->arg[i]);
+		after_op(tid);
+		ksched_point();
+	}
+	for (int h = 0; h < NH; h++) {
+		struct mrec *r = T->held[h];
+
+		if (r) {
+			T->held[h] = NULL;
+			ref_put(r);
+		}
+	}
 }
 
 static void shrinker_seam(int point, void *arg)
@@ -625,6 +1051,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ksched_setup set = ksched_setup_input(&in);
 
 	trace = set.trace;
+	ksync_warn_hook = fuzz_report_hook; /* misuse on purpose is marked: any other report fails */
+	stall_install();
 	memset(&M, 0, sizeof(M));
 	M.policy = set.policy;
 	M.n = set.nthreads;

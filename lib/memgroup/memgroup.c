@@ -219,6 +219,10 @@ static void group_release(struct ksync_memgroup *g)
 	struct ksync_memgroup *parent = g->parent;
 	struct hook_batch b;
 
+	if (KSYNC_PLANT(PARENT_PUT_EARLY) && parent) { /* the fuzzers' plant (docs/fuzzing.md) */
+		ksync_memgroup_put(parent); /* dropped before the hooks that still read the parent */
+		parent = NULL;
+	}
 	ksync__mutex_lock(&set->mutex);
 	batch_take_locked(set, g->onlined, &b);
 	set_state(g, KSYNC_MEMGROUP_FREED);

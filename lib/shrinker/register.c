@@ -31,7 +31,9 @@ static int memcg_id_alloc_locked(struct ksync_shrinker_registry *reg)
 
 	if (id < 0 || (unsigned int)id < reg->nr_max)
 		return id;
-	new_nr = ksync_round_up((unsigned int)id + 1, (unsigned int)KSYNC_BITS_PER_LONG);
+	/* The fuzzers' plant IDS_GROW_ONE_SHORT grows for the ids below @id only. */
+	new_nr = ksync_round_up((unsigned int)id + (KSYNC_PLANT(IDS_GROW_ONE_SHORT) ? 0 : 1),
+				(unsigned int)KSYNC_BITS_PER_LONG);
 	idx = ksync_srcu_read_lock(&reg->srcu);
 	ret = ksync__shr_group_infos_grow_locked(reg, new_nr);
 	if (!ret)

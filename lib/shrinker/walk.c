@@ -59,6 +59,10 @@ static unsigned long do_shrink(struct ksync_shrinker_record *rec, struct ksync_s
 	}
 
 	next = ksync_shrink_next_deferred(nr, b.delta, scanned, freeable);
+	if (KSYNC_PLANT(DEFERRED_PUT_BACK_BY_SET)) { /* the fuzzers' plant (docs/fuzzing.md) */
+		ksync_atomic_long_set(deferred, next); /* over what others added since the take */
+		return freed;
+	}
 	if (next)
 		ksync_atomic_long_add(next, deferred);
 	return freed;
@@ -199,8 +203,10 @@ next:
 				/* A writer waits: resume at the next id in a fresh section. */
 				if (!ksync__shr_group_resume_after_gap(info, &idx))
 					goto out; /* its counters now belong to the parent */
-				m = ksync_srcu_dereference(info->node[nid].bits, &reg->srcu);
-				sm = ksync_srcu_dereference(info->node[nid].summary, &reg->srcu);
+				if (!KSYNC_PLANT(GROUP_WALK_STALE_MAPS)) { /* the fuzzers' plant: the last section's maps kept */
+					m = ksync_srcu_dereference(info->node[nid].bits, &reg->srcu);
+					sm = ksync_srcu_dereference(info->node[nid].summary, &reg->srcu);
+				}
 			}
 			yield_point(KSYNC_SHRINKER_YP_BETWEEN_IDS);
 		}
