@@ -77,7 +77,11 @@ long ksync__shrinker_deferred(const char *file, int line, struct ksync_shrinker 
 
 /**
  * ksync_shrinker_add_deferred() - add @nr to that counter (tests, owners that
- * account work they refused elsewhere). Return: 0 or a negative errno.
+ * account work they refused elsewhere). The global counter takes the
+ * registry's writers' mutex: an add that races the shrinker's unregister
+ * either lands before the counter is retired (and is retired with it, so
+ * the ledger of ksync_shrinker_deferred_total() keeps it) or returns
+ * -ENOENT. Return: 0 or a negative errno.
  */
 int ksync__shrinker_add_deferred(const char *file, int line, struct ksync_shrinker *s, struct ksync_memgroup *group,
 				int nid, long nr);

@@ -221,6 +221,14 @@ long ksync__shrinker_deferred(KSYNC_SITE_ARGS, struct ksync_shrinker *s, struct 
 
 	if (err)
 		return err;
+	if (!group) { /* see ksync__shrinker_add_deferred() */
+		ksync__mutex_lock(&d.reg->mutex);
+		if (!d.rec->deferred_retired)
+			ret = ksync_atomic_long_read(&d.rec->nr_deferred[nid]);
+		pthread_mutex_unlock(&d.reg->mutex);
+		debug_exit(&d);
+		return ret;
+	}
 	c = deferred_slot(d.rec, group, nid);
 	if (c)
 		ret = ksync_atomic_long_read(c);
@@ -239,6 +247,27 @@ int ksync__shrinker_add_deferred(KSYNC_SITE_ARGS, struct ksync_shrinker *s, stru
 
 	if (err)
 		return err;
+	if (!group) {
+		/*
+		 * The record's global counter, added to under the writers' mutex
+		 * and only while it is not retired: an unregister (or the free
+		 * of a shrinker never registered) moves it to reg->retired under
+		 * that mutex. Without it, an unregister that ran between the
+		 * lookup and the add retired the counter first, and the work
+		 * landed in no counter of the ledger (found by fuzz_registry_mt).
+		 * A group's counters are not retired with the shrinker.
+		 */
+		int ret = -ENOENT;
+
+		ksync__mutex_lock(&d.reg->mutex);
+		if (!d.rec->deferred_retired) {
+			ksync_atomic_long_add(nr, &d.rec->nr_deferred[nid]);
+			ret = 0;
+		}
+		pthread_mutex_unlock(&d.reg->mutex);
+		debug_exit(&d);
+		return ret;
+	}
 	c = deferred_slot(d.rec, group, nid);
 	if (c)
 		ksync_atomic_long_add(nr, c);

@@ -75,6 +75,8 @@ struct ksync_shrinker_record {
 	unsigned flags;
 	int id;
 	bool owned; /* allocated by ksync_shrinker_alloc(): owned_s is the shrinker */
+	/* Under reg->mutex: the global counters went to reg->retired; none is added again. */
+	bool deferred_retired;
 	/*
 	 * Read-mostly too: the shrinker of ksync_shrinker_alloc(). No alignment
 	 * attributes (list walks form container_of() of the list head, which

@@ -143,6 +143,7 @@ void ksync__shr_retire_deferred_locked(struct ksync_shrinker_record *rec)
 		retired += ksync_atomic_long_xchg(&rec->nr_deferred[nid], 0);
 	if (retired)
 		ksync_atomic_long_add(retired, &reg->retired);
+	rec->deferred_retired = true; /* the debug interface adds no more (debug.c) */
 }
 
 /*

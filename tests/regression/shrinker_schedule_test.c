@@ -134,6 +134,60 @@ static void *debug_mutator(void *arg)
 	return NULL;
 }
 
+/*
+ * Deferred work added through the debug interface while the shrinker is
+ * unregistered. The add found the record (inside its read section), then
+ * the unregister ran to its end and retired the record's global counters
+ * (-> reg->retired): the add used to land on the unlinked record's counter
+ * and return 0, so the work was in no counter of the ledger (found by
+ * fuzz_registry_mt, seed bug-add-deferred-racing-unregister-lost). Now it
+ * takes a reference first, as count and scan do: either the unregister
+ * waits for it and retires the work with the rest, or it answers -ENOENT.
+ */
+static int add_found, unregistered;
+
+static void add_race_hook(int point, void *arg)
+{
+	(void)arg;
+	if (point != KSYNC_SHRINKER_YP_RECORD_FOUND || my_role != ROLE_DEBUG || get_flag(&add_found))
+		return;
+	set_flag(&add_found);
+	KT_YIELD_UNTIL(get_flag(&unregistered)); /* the unregister ran to its end */
+}
+
+static void *add_deferred_caller(void *arg)
+{
+	my_role = ROLE_DEBUG;
+	*(long *)arg = ksync_shrinker_add_deferred(&dr->s1, NULL, 0, 1000);
+	return NULL;
+}
+
+KTEST(add_deferred_racing_unregister_is_not_lost)
+{
+	struct ksync_shrinker_deferred_total t;
+	struct debug_race r;
+	long ret = 1;
+	pthread_t a;
+
+	kt_watchdog("shrinker_schedule_test", 60);
+	add_found = unregistered = 0;
+	debug_race_init(&r);
+	KCHECK_EQ(ksync_shrinker_add_deferred(&r.s1, NULL, 0, 7), 0);
+	ksync_shrinker_set_yield_hook(add_race_hook, NULL);
+	pthread_create(&a, NULL, add_deferred_caller, &ret);
+	KT_YIELD_UNTIL(get_flag(&add_found));
+	KCHECK_EQ(ksync_unregister_shrinker(&r.s1), 0);
+	set_flag(&unregistered);
+	pthread_join(a, NULL);
+	ksync_shrinker_set_yield_hook(NULL, NULL);
+	/* The ledger holds every add that said 0: here the add must say -ENOENT. */
+	ksync_shrinker_deferred_total(r.reg, &t);
+	KCHECK_EQ(ret, -ENOENT);
+	KCHECK_EQ(t.in_groups + t.in_shrinkers + t.orphaned + t.retired, 7 + (ret == 0 ? 1000 : 0));
+	KCHECK_EQ(ksync_shrinker_registry_destroy(r.reg), 0);
+	kt_watchdog_cancel();
+}
+
 KTEST(debug_count_races_unregister_and_recycle)
 {
 	struct debug_race r;
