@@ -31,7 +31,11 @@
  *
  * Concurrency: create, offline and client (un)registration serialise on
  * the set's mutex (offline runs its hooks outside it, so a hook may wait
- * for readers that themselves create groups). References are atomic. A
+ * for readers that themselves create groups). Create and offline may be
+ * called inside a read section of the set's domain (no built-in client
+ * waits for that domain; the memory of what they release is freed after
+ * the section), not inside one that a client's offline hook waits for
+ * (the shrinker registry's: refused, see @may_offline). References are atomic. A
  * group's fields are readable by anyone holding a reference, or inside a
  * read section of ksync_memgroup_set_srcu().
  *
@@ -253,10 +257,12 @@ bool ksync_memgroup_tryget_online(struct ksync_memgroup *g);
  * ksync_memgroup_put() - drop a reference; the last one releases @g.
  *
  * A put that is not paired with a get is misuse, reported at the caller's
- * line and refused (nothing changes): one that would drop the creator's
- * reference of an online or dying group (only ksync_memgroup_offline() drops
- * it), and one on a group already released (the count stays 0, so no later
- * tryget brings the group back).
+ * line and refused (nothing changes): one when no reference taken by a get
+ * or a tryget is left, whatever else holds the group (the creator's
+ * reference of an online or dying group, which only ksync_memgroup_offline()
+ * drops; the references its children hold until their release), and one on
+ * a group already released (the count stays 0, so no later tryget brings
+ * the group back).
  */
 void ksync__memgroup_put(const char *file, int line, struct ksync_memgroup *g);
 #define ksync_memgroup_put(...) ksync__memgroup_put(__FILE__, __LINE__, __VA_ARGS__)

@@ -95,9 +95,11 @@ long ksync__memgroup_stat_root(const char *file, int line, struct ksync_memgroup
 
 /**
  * ksync_memgroup_stat_total() - the sum of @item on @nid over every group of
- * @set not yet freed, plus the root: the conserved quantity. Takes the set's
- * mutex; exact when no update runs concurrently. 0 (reported) for a NULL
- * @set or a bad @nid or @item.
+ * @set not yet freed, plus the root: the conserved quantity. Waits for the
+ * set's queued callbacks (the final moves), then takes the set's mutex;
+ * exact when no update runs concurrently. 0 (reported) for a NULL @set, a
+ * bad @nid or @item, or a call inside a read section of the set's domain
+ * (where that wait could never end).
  */
 long ksync__memgroup_stat_total(const char *file, int line, struct ksync_memgroup_set *set, int nid, int item);
 #define ksync_memgroup_stat_total(...) ksync__memgroup_stat_total(__FILE__, __LINE__, __VA_ARGS__)

@@ -45,7 +45,7 @@ struct ksync_memgroup {
 	int state;                 /* enum ksync_memgroup_state; M1 */
 	int nr_online_children;    /* under set->mutex */
 	unsigned int onlined;      /* clients whose online hook ran here; under set->mutex */
-	ksync_atomic_t refcount;   /* M2 */
+	ksync_atomic_long_t refcount; /* M2; callers' | children's | the creator's, see memgroup.c */
 	struct ksync_list_head link; /* set->groups */
 	struct ksync_list_head children; /* RCU list of the children not yet released */
 	struct ksync_list_head sibling;  /* on parent->children; under set->mutex, read under SRCU */

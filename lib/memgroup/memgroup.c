@@ -32,13 +32,18 @@
  *            everything a caller can reach from a group it found inside a
  *            section of set->srcu outlives that section.
  *
- * References: the creator's reference is CREATOR_REF, not 1. While it is
- * held (ONLINE, DYING) the count is CREATOR_REF + the other references, so a
- * put that would take it below CREATOR_REF is one without a get: refused
- * and reported, as the kernel cannot release an online memcg (its base
- * reference goes only with the kill). Offline subtracts CREATOR_REF. A count
- * of 0 means released: put and get refuse it (a get there would resurrect a
- * group whose memory is queued for freeing); tryget fails on it.
+ * References: one 64-bit count in three fields, so that every put can be
+ * told apart: the callers' references (get, tryget) count 1 each in the
+ * low 32 bits; each child not yet released holds CHILD_REF (bit 32 up) on
+ * its parent, dropped by the child's release; the creator's reference is
+ * CREATOR_REF (bit 62), dropped only by offline. A put with none of the
+ * callers' references left is one without a get, whatever the other fields
+ * hold: refused and reported, as the kernel cannot release an online memcg
+ * (its base reference goes only with the kill). (With one undivided count,
+ * a stray put on a parent took a child's reference instead, and the parent
+ * was freed under the child: found by review.) A count of 0 means released:
+ * put and get refuse it (a get there would resurrect a group whose memory is
+ * queued for freeing); tryget fails on it.
  *
  * Barrier pairs:
  *   M1  the state is stored with release after the slots are filled;
@@ -70,11 +75,22 @@
 #include <string.h>
 
 /*
- * The creator's reference (see References above); other references count 1.
- * The plant MEMGROUP_PUT_UNCHECKED (docs/fuzzing.md) makes it 1 like any
- * other, and put a plain decrement: an extra put releases an online group.
+ * The fields of the count (see References above). The plant
+ * MEMGROUP_PUT_UNCHECKED (docs/fuzzing.md) makes every reference count 1
+ * and put a plain decrement: an extra put releases an online group.
  */
-#define CREATOR_REF (KSYNC_PLANT(MEMGROUP_PUT_UNCHECKED) ? 1 : (1 << 30))
+#define CALLER_REFS 0xffffffffL /* the callers' references */
+#define CHILD_REF (KSYNC_PLANT(MEMGROUP_PUT_UNCHECKED) ? 1L : (1L << 32))
+#define CREATOR_REF (KSYNC_PLANT(MEMGROUP_PUT_UNCHECKED) ? 1L : (1L << 62))
+
+static void group_release(struct ksync_memgroup *g);
+
+/* A child's release drops the reference it held on its parent (M2). */
+static void parent_put_child(struct ksync_memgroup *parent)
+{
+	if (ksync_atomic_long_sub_return(CHILD_REF, &parent->refcount) == 0)
+		group_release(parent);
+}
 
 /*
  * The hooks a group's transition calls, copied under the mutex and sorted by
@@ -238,7 +254,7 @@ static void group_release(struct ksync_memgroup *g)
 	pthread_mutex_unlock(&set->mutex);
 	ksync_call_srcu(&set->srcu, &g->rcu, free_rcu_group);
 	if (parent)
-		ksync_memgroup_put(parent);
+		parent_put_child(parent);
 }
 
 struct ksync_memgroup *ksync__memgroup_create(KSYNC_SITE_ARGS, struct ksync_memgroup_set *set,
@@ -260,7 +276,7 @@ struct ksync_memgroup *ksync__memgroup_create(KSYNC_SITE_ARGS, struct ksync_memg
 	g->set = set;
 	g->parent = parent;
 	ksync_init_list_head(&g->children);
-	ksync_atomic_set(&g->refcount, CREATOR_REF);
+	ksync_atomic_long_set(&g->refcount, CREATOR_REF);
 	ksync__mutex_lock(&set->mutex);
 	if (MISUSE(at, parent && KSYNC_READ_ONCE(parent->state) != KSYNC_MEMGROUP_ONLINE,
 		       "ksync_memgroup_create: the parent is not online")) {
@@ -295,7 +311,7 @@ struct ksync_memgroup *ksync__memgroup_create(KSYNC_SITE_ARGS, struct ksync_memg
 	}
 	if (parent) {
 		parent->nr_online_children++;
-		ksync_atomic_inc(&parent->refcount); /* online: holds the creator's reference */
+		ksync_atomic_long_add(CHILD_REF, &parent->refcount); /* online: holds the creator's */
 	}
 	ksync_list_add_tail(&g->link, &set->groups);
 	if (parent) /* M3: publishes the group to ksync_memgroup_next_child(); the state store below follows */
@@ -330,8 +346,8 @@ int ksync__memgroup_offline(KSYNC_SITE_ARGS, struct ksync_memgroup *g)
 		if (!b.client[k]->may_offline)
 			continue;
 		ret = b.client[k]->may_offline(g, b.slot[k], b.priv[k]);
-		MISUSE(at, ret, "ksync_memgroup_offline: refused by client %s (errno %d): "
-				"its offline hook would wait for what this thread holds", b.client[k]->name, -ret);
+		MISUSE(at, ret, "group offline (ksync_memgroup_offline, ksync_shrinker_group_destroy): "
+				"refused by client %s (errno %d)", b.client[k]->name, -ret);
 	}
 	if (ret) {
 		pthread_mutex_unlock(&set->mutex);
@@ -350,7 +366,7 @@ int ksync__memgroup_offline(KSYNC_SITE_ARGS, struct ksync_memgroup *g)
 		g->parent->nr_online_children--;
 	pthread_mutex_unlock(&set->mutex);
 	/* The creator's reference (M2). */
-	if (ksync_atomic_sub_return(CREATOR_REF, &g->refcount) == 0)
+	if (ksync_atomic_long_sub_return(CREATOR_REF, &g->refcount) == 0)
 		group_release(g);
 	return 0;
 }
@@ -358,18 +374,18 @@ int ksync__memgroup_offline(KSYNC_SITE_ARGS, struct ksync_memgroup *g)
 void ksync__memgroup_get(KSYNC_SITE_ARGS, struct ksync_memgroup *g)
 {
 	struct ksync_site at = KSYNC_SITE_INIT;
-	int v = ksync_atomic_read(&g->refcount);
+	long v = ksync_atomic_long_read(&g->refcount);
 
 	do {
 		if (MISUSE(at, v <= 0, "ksync_memgroup_get: the group is already released "
 				       "(use ksync_memgroup_tryget inside a read section); no reference taken"))
 			return;
-	} while (!ksync_atomic_try_cmpxchg(&g->refcount, &v, v + 1));
+	} while (!ksync_atomic_long_try_cmpxchg(&g->refcount, &v, v + 1));
 }
 
 bool ksync_memgroup_tryget(struct ksync_memgroup *g)
 {
-	return ksync_atomic_inc_not_zero(&g->refcount);
+	return ksync_atomic_long_inc_not_zero(&g->refcount);
 }
 
 bool ksync_memgroup_tryget_online(struct ksync_memgroup *g)
@@ -382,22 +398,23 @@ bool ksync_memgroup_tryget_online(struct ksync_memgroup *g)
 void ksync__memgroup_put(KSYNC_SITE_ARGS, struct ksync_memgroup *g)
 {
 	struct ksync_site at = KSYNC_SITE_INIT;
-	int v;
+	long v;
 
 	if (KSYNC_PLANT(MEMGROUP_PUT_UNCHECKED)) {
-		if (ksync_atomic_dec_and_test(&g->refcount))
+		if (ksync_atomic_long_dec_and_test(&g->refcount))
 			group_release(g);
 		return;
 	}
-	v = ksync_atomic_read(&g->refcount);
+	v = ksync_atomic_long_read(&g->refcount);
 	do {
-		if (MISUSE(at, v == CREATOR_REF,
-			   "ksync_memgroup_put: no reference left but the creator's, which only "
-			   "ksync_memgroup_offline drops (a put without a get?); refused") ||
-		    MISUSE(at, v <= 0, "ksync_memgroup_put: the group is already released "
-				       "(a put without a get?); refused"))
+		if (MISUSE(at, v <= 0, "ksync_memgroup_put: the group is already released "
+				       "(a put without a get?); refused") ||
+		    MISUSE(at, !(v & CALLER_REFS),
+			   "ksync_memgroup_put: no reference of a caller left (the creator's goes "
+			   "with ksync_memgroup_offline, the children's with their release: a put "
+			   "without a get?); refused"))
 			return;
-	} while (!ksync_atomic_try_cmpxchg(&g->refcount, &v, v - 1)); /* M2 */
+	} while (!ksync_atomic_long_try_cmpxchg(&g->refcount, &v, v - 1)); /* M2 */
 	if (v == 1)
 		group_release(g);
 }

@@ -195,6 +195,15 @@ long ksync__memgroup_stat_total(KSYNC_SITE_ARGS, struct ksync_memgroup_set *set,
 
 	if (!stat_args_ok(at, "ksync_memgroup_stat_total", set, nid, item))
 		return 0;
+	/*
+	 * It waits for the set's queued callbacks: inside a read section of
+	 * that domain the wait could never end (found by review: the barrier
+	 * was skipped and reported at the library's own line).
+	 */
+	if (MISUSE(at, ksync_srcu_read_lock_held(&set->srcu),
+		   "ksync_memgroup_stat_total: inside a read section of the set's domain "
+		   "(it waits for the set's queued final moves)"))
+		return 0;
 	/* Final moves still queued hold counts too: let them land first. */
 	ksync_srcu_barrier(&set->srcu);
 	ksync__mutex_lock(&set->mutex);

@@ -398,6 +398,41 @@ KTEST(put_without_get_on_an_online_group_is_refused)
 	KCHECK_EQ(ksync_memgroup_set_destroy(set), 0);
 }
 
+/*
+ * Found by review after the fix above: a child holds a reference on its
+ * parent, and with one undivided count a put on the parent that no get
+ * paired took the child's reference instead of being refused; the parent
+ * was then released (and freed) under its DEAD child, whose release read it.
+ */
+KTEST(put_without_get_cannot_take_a_childs_reference)
+{
+	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
+	struct ksync_memgroup *p, *g;
+	int line;
+
+	KASSERT(set);
+	p = ksync_memgroup_create(set, NULL);
+	g = ksync_memgroup_create(set, p);
+	KASSERT(p && g);
+	ksync_memgroup_get(g);
+	KCHECK_EQ(ksync_memgroup_offline(g), 0); /* g DEAD: its reference keeps it, and it keeps p */
+	start_reports();
+	line = __LINE__ + 1;
+	ksync_memgroup_put(p); /* nobody took a reference on p */
+	KCHECK_EQ(reports, 1);
+	KCHECK(report_file && strcmp(report_file, __FILE__) == 0);
+	KCHECK_EQ(report_line, line);
+	stop_reports();
+	KCHECK_EQ(ksync_memgroup_offline(p), 0);
+	/* Every queued free has run: p must still be in memory, kept by g. */
+	ksync_srcu_barrier(ksync_memgroup_set_srcu(set));
+	KCHECK_EQ(ksync_memgroup_state(p), KSYNC_MEMGROUP_DEAD);
+	KCHECK_EQ(ksync_memgroup_nr_groups(set), 2);
+	ksync_memgroup_put(g); /* g's release drops its reference on p: both released */
+	KCHECK_EQ(ksync_memgroup_nr_groups(set), 0);
+	KCHECK_EQ(ksync_memgroup_set_destroy(set), 0);
+}
+
 KTEST(put_and_get_on_a_released_group_are_refused)
 {
 	struct ksync_memgroup_set *set = ksync_memgroup_set_create();

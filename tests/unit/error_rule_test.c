@@ -326,6 +326,29 @@ static void c_mg_put_online(struct seen *s)
 	KASSERT(ksync_memgroup_set_destroy(set) == 0);
 }
 
+static void c_mg_put_child_ref(struct seen *s)
+{
+	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
+	struct ksync_memgroup *p = ksync_memgroup_create(set, NULL);
+	struct ksync_memgroup *c = ksync_memgroup_create(NULL, p);
+	ksync_memgroup_get(c);
+	KASSERT(ksync_memgroup_offline(c) == 0);
+	KASSERT(ksync_memgroup_offline(p) == 0); /* p DEAD, kept by c's reference only */
+	TWICE_VOID(s, ksync_memgroup_put(p));
+	KASSERT(ksync_memgroup_state(p) == KSYNC_MEMGROUP_DEAD);
+	ksync_memgroup_put(c);
+	KASSERT(ksync_memgroup_set_destroy(set) == 0);
+}
+
+static void c_stat_total_in_section(struct seen *s)
+{
+	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
+	int idx = ksync_srcu_read_lock(ksync_memgroup_set_srcu(set));
+	TWICE_NUM(s, ksync_memgroup_stat_total(set, 0, KSYNC_MEMGROUP_STAT_USER0));
+	ksync_srcu_read_unlock(ksync_memgroup_set_srcu(set), idx);
+	KASSERT(ksync_memgroup_set_destroy(set) == 0);
+}
+
 /* A group released while this thread is inside a read section of its set. */
 static void released_group(struct seen *s, bool get)
 {
@@ -557,6 +580,7 @@ static const struct row_case {
 	{ "ksync_memgroup_offline", "inside a read section of the registry's domain", c_mg_offline_in_section, 0, 0 },
 	{ "ksync_memgroup_put", "no reference left but the creator's (online or dying)", c_mg_put_online, 0, 0 },
 	{ "ksync_memgroup_put", "the group is already released", c_mg_put_released, 0, 0 },
+	{ "ksync_memgroup_put", "no reference left but its children's (a parent nobody took a reference on)", c_mg_put_child_ref, 0, 0 },
 	{ "ksync_memgroup_get", "the group is already released", c_mg_get_released, 0, 0 },
 	{ "ksync_memgroup_client_register", "no online hook", c_mg_client_nohook, 0, 0 },
 	{ "ksync_memgroup_client_register", "the same client and priv already registered", c_mg_client_twice, 0, 0 },
@@ -567,6 +591,7 @@ static const struct row_case {
 	{ "ksync_memgroup_stat_read", "nid or item out of range", c_stat_read, 0, 0 },
 	{ "ksync_memgroup_stat_root", "nid or item out of range", c_stat_root, 0, 0 },
 	{ "ksync_memgroup_stat_total", "nid or item out of range", c_stat_total, 0, 0 },
+	{ "ksync_memgroup_stat_total", "inside a read section of the set's domain", c_stat_total_in_section, 0, 0 },
 	{ "ksync_objcg_charge", "nid out of range", c_objcg_charge, 0, 0 },
 	{ "ksync_memgroup_set_destroy", "groups or clients remain", c_mg_set_busy, 0, 0 },
 	{ "ksync_list_lru_add", "bad nid", c_lru_add_nid, 0, 0 },
