@@ -359,28 +359,6 @@ static void item_add(struct thread_state *T, struct mitem *it, int nid, struct m
 
 
 /*
- * Inside a read section of the set's domain (or holding a reference on @g):
- * the nearest group of @g's chain (@g, its parent, ...) that is online, or
- * NULL. Ancestors stay in memory while @g is (each child holds a reference
- * on its parent until its release) and the section covers the rest.
- */
-static struct ksync_memgroup *nearest_online_group(struct ksync_memgroup *g)
-{
-	while (g && ksync_memgroup_state(g) != KSYNC_MEMGROUP_ONLINE)
-		g = ksync_memgroup_parent(g);
-	return g;
-}
-
-/* Is @a on @g's chain (NULL: the root, on every chain)? Same context. */
-static bool on_group_chain(const struct ksync_memgroup *a, struct ksync_memgroup *g)
-{
-	for (; g; g = ksync_memgroup_parent(g))
-		if (g == a)
-			return true;
-	return a == NULL;
-}
-
-/*
  * ksync_memgroup_get_objcg() on @g, whatever its state (the caller holds a
  * reference, or is inside a read section of the set's domain): the handle
  * of the nearest online group of @g's chain, exactly, under the baton (no
@@ -410,7 +388,7 @@ static void check_get_objcg(struct ksync_memgroup *g, int nid, unsigned int sel)
 }
 
 /* Sites of misuse on purpose that must be reported (once per site and process). */
-static int site_put_released, site_get_released, site_put_online, site_put_online2;
+static int site_put_online, site_put_online2;
 
 /*
  * A group-taking call on @r's group, in whatever state it is: held by a
@@ -494,16 +472,7 @@ static void group_call(int tid, struct mrec *r, unsigned int sel, int nid, bool 
 			CHECK(!exact()); /* the creator's reference was there when @s was read */
 		if (s != KSYNC_MEMGROUP_FREED)
 			break;
-		/* Released (FREED is final): get and put are refused, and nothing brings it back. */
-		unsigned long before = fuzz_reports;
-		EXPECT_MISUSE(ksync_memgroup_put(g));
-		fuzz_must_report(&site_put_released, before, exact());
-		CHECK(!ksync_memgroup_tryget(g));
-		before = fuzz_reports;
-		EXPECT_MISUSE(ksync_memgroup_get(g));
-		fuzz_must_report(&site_get_released, before, exact());
-		CHECK(!ksync_memgroup_tryget(g));
-		CHECK(ksync_memgroup_state(g) == KSYNC_MEMGROUP_FREED);
+		fuzz_released_group_refuses(g, exact());
 		break;
 	}
 	case 7: /* not online (final once seen): no child under it, no second offline */

@@ -321,26 +321,6 @@ static struct ksync_memgroup *published(int o, bool child)
 	return __atomic_load_n(child ? &M.t[o].child : &M.t[o].group, __ATOMIC_ACQUIRE);
 }
 
-/*
- * Inside a read section of the set's domain, or holding a reference on @g:
- * the nearest online group of @g's chain (ancestors stay in memory while @g
- * does, and the section covers the rest).
- */
-static struct ksync_memgroup *nearest_online_group(struct ksync_memgroup *g)
-{
-	while (g && ksync_memgroup_state(g) != KSYNC_MEMGROUP_ONLINE)
-		g = ksync_memgroup_parent(g);
-	return g;
-}
-
-static bool on_group_chain(const struct ksync_memgroup *a, struct ksync_memgroup *g)
-{
-	for (; g; g = ksync_memgroup_parent(g))
-		if (g == a)
-			return true;
-	return a == NULL;
-}
-
 /* A memcg-aware id a thread may name: its neutral shrinker's, a filler's, or any below the maps' size. */
 static int some_id(unsigned int sel)
 {
@@ -350,7 +330,6 @@ static int some_id(unsigned int sel)
 }
 
 /* Sites of misuse on purpose that must be reported (once per site and process). */
-static int site_put_released, site_get_released;
 
 /*
  * A group-taking call on @g, in whatever state it is: held by a reference
@@ -436,16 +415,7 @@ static void group_call(int tid, struct ksync_memgroup *g, unsigned int sel, int 
 			CHECK(!exact()); /* the creator's reference was there when @s was read */
 		if (s != KSYNC_MEMGROUP_FREED)
 			break;
-		/* Released (FREED is final): get and put are refused, and nothing brings it back. */
-		unsigned long before = fuzz_reports;
-		EXPECT_MISUSE(ksync_memgroup_put(g));
-		fuzz_must_report(&site_put_released, before, exact());
-		CHECK(!ksync_memgroup_tryget(g));
-		before = fuzz_reports;
-		EXPECT_MISUSE(ksync_memgroup_get(g));
-		fuzz_must_report(&site_get_released, before, exact());
-		CHECK(!ksync_memgroup_tryget(g));
-		CHECK(ksync_memgroup_state(g) == KSYNC_MEMGROUP_FREED);
+		fuzz_released_group_refuses(g, exact());
 		break;
 	}
 	case 5: /* not online (final once seen): no child under it, no second offline by either door */

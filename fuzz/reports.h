@@ -11,10 +11,14 @@
  * reported as "not a group of a registry" once the registry had freed the
  * group's state). Reports are counted per thread, so a check can ask
  * whether the call it just made was reported (fuzz_must_report()).
+ * Also the checks on groups that both concurrent targets make.
  */
 #ifndef KSYNC_FUZZ_REPORTS_H
 #define KSYNC_FUZZ_REPORTS_H
 
+#include <ksync/memgroup.h>
+
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -54,6 +58,49 @@ static inline void fuzz_must_report(int *site_flag, unsigned long before, bool e
 		__atomic_store_n(site_flag, 1, __ATOMIC_RELEASE);
 	else if (exact)
 		CHECK(__atomic_load_n(site_flag, __ATOMIC_ACQUIRE));
+}
+
+/*
+ * Inside a read section of the set's domain (or holding a reference on @g):
+ * the nearest group of @g's chain (@g, its parent, ...) that is online, or
+ * NULL. Ancestors stay in memory while @g is (each child holds a reference
+ * on its parent until its release) and the section covers the rest.
+ */
+static inline KSYNC_UNUSED struct ksync_memgroup *nearest_online_group(struct ksync_memgroup *g)
+{
+	while (g && ksync_memgroup_state(g) != KSYNC_MEMGROUP_ONLINE)
+		g = ksync_memgroup_parent(g);
+	return g;
+}
+
+/* Is @a on @g's chain (NULL: the root, on every chain)? Same context. */
+static inline KSYNC_UNUSED bool on_group_chain(const struct ksync_memgroup *a, struct ksync_memgroup *g)
+{
+	for (; g; g = ksync_memgroup_parent(g))
+		if (g == a)
+			return true;
+	return a == NULL;
+}
+
+/*
+ * @g, seen FREED inside a read section of its set (FREED is final): get and
+ * put are refused and reported (once per site), and nothing brings it back.
+ * One copy for both concurrent targets, whose threads hold such groups.
+ */
+static int site_put_released, site_get_released;
+
+static inline void fuzz_released_group_refuses(struct ksync_memgroup *g, bool exact)
+{
+	unsigned long before = fuzz_reports;
+
+	EXPECT_MISUSE(ksync_memgroup_put(g));
+	fuzz_must_report(&site_put_released, before, exact);
+	CHECK(!ksync_memgroup_tryget(g));
+	before = fuzz_reports;
+	EXPECT_MISUSE(ksync_memgroup_get(g));
+	fuzz_must_report(&site_get_released, before, exact);
+	CHECK(!ksync_memgroup_tryget(g));
+	CHECK(ksync_memgroup_state(g) == KSYNC_MEMGROUP_FREED);
 }
 
 #endif /* KSYNC_FUZZ_REPORTS_H */
