@@ -236,7 +236,7 @@ static void group_release(struct ksync_memgroup *g)
 	struct hook_batch b;
 
 	if (KSYNC_PLANT(PARENT_PUT_EARLY) && parent) { /* the fuzzers' plant (docs/fuzzing.md) */
-		ksync_memgroup_put(parent); /* dropped before the hooks that still read the parent */
+		parent_put_child(parent); /* dropped before the hooks that still read the parent */
 		parent = NULL;
 	}
 	ksync__mutex_lock(&set->mutex);
