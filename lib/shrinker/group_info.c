@@ -70,20 +70,23 @@ static int info_may_offline(struct ksync_memgroup *g, int slot, void *priv)
 }
 
 
+static void map_free(struct ksync_shrinker_registry *reg, struct ksync_sized_map *m, bool deferred)
+{
+	if (!m)
+		return;
+	if (deferred) /* readers (set_shrinker_bit) may still hold it */
+		ksync_sized_map_free_srcu(m, &reg->srcu);
+	else
+		ksync_sized_map_free(m);
+}
+
 static void info_free_maps(struct shrinker_group_info *info, bool deferred)
 {
-	for (int i = 0; i < 2 * info->reg->nr_nodes; i++) {
-		struct shrinker_node_maps *n = &info->node[i / 2];
-		struct ksync_sized_map *m =
-			(struct ksync_sized_map *)(i % 2 ? ksync_rcu_access_pointer(n->summary)
-							 : ksync_rcu_access_pointer(n->bits));
+	for (int nid = 0; nid < info->reg->nr_nodes; nid++) {
+		struct shrinker_node_maps *n = &info->node[nid];
 
-		if (!m)
-			continue;
-		if (deferred) /* readers (set_shrinker_bit) may still hold it */
-			ksync_sized_map_free_srcu(m, &info->reg->srcu);
-		else
-			ksync_sized_map_free(m);
+		map_free(info->reg, (struct ksync_sized_map *)ksync_rcu_access_pointer(n->bits), deferred);
+		map_free(info->reg, (struct ksync_sized_map *)ksync_rcu_access_pointer(n->summary), deferred);
 	}
 }
 
