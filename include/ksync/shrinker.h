@@ -437,7 +437,11 @@ static inline long ksync_shrink_next_deferred(long nr_deferred, unsigned long de
  * @reg: registry (NULL: default); ignored when @group is set
  * @nid: node
  * @group: NULL for the global walk (every registered shrinker), else the
- *         group walk (memcg-aware shrinkers whose bit is set in @group)
+ *         group walk (memcg-aware shrinkers whose bit is set in @group). The
+ *         caller keeps @group in memory: it holds a reference, or is inside a
+ *         read section of the set's domain (ksync_memgroup_set_srcu() of
+ *         ksync_shrinker_registry_groups()); a group whose offline has begun
+ *         is walked no more (0).
  * @priority: 0 (most pressure) .. %KSYNC_DEF_PRIORITY (least)
  *
  * Lock-free: no lock shared with writers; a pending writer makes a group walk
