@@ -17,14 +17,18 @@
  *    shrinking could relieve a cgroup limit: glibc keeps freed small chunks
  *    in its heap, so every value is an mmap() of its own (@value_bytes, 16
  *    to 64 KiB) and freeing it is a munmap(); this is the same for every
- *    variant. (The small entry that points at a value comes from malloc.)
+ *    variant (MAP_POPULATE: one call instead of a fault per page). (The
+ *    small entry that points at a value comes from malloc.)
  *  - the request stream: one serving thread draws keys from a Zipf law
  *    (exponent @zipf_s over @nr_keys keys, whose values add up to
  *    @want_bytes: more than the limit) with a fixed seed, so every variant
  *    sees the same stream. A hit reads the whole value (and checks it); a
- *    miss "fetches" it: maps a value and fills it with the key's bytes (a
- *    real cost per miss), then inserts it; with a cap (the fixed variants)
- *    the insert evicts the oldest values past the cap.
+ *    miss "fetches" it: maps a value and fills it with the key's bytes, over
+ *    and over for at least @fetch_us (a real cost per miss: a decode), then
+ *    inserts it; with a cap (the fixed variants)
+ *    the insert evicts the oldest values past the cap. Every request also
+ *    costs @request_us of CPU besides the lookup (parsing it and writing
+ *    the answer: a cache server's system calls), hit or miss.
  *  - the batch job: a thread that, every @batch_period_s from
  *    @batch_first_s, maps @batch_bytes and touches it progressively over
  *    @batch_grow_s (a job grows, it does not appear), holds it
@@ -114,7 +118,7 @@ static struct cache C;
 
 static unsigned char *value_map(size_t len)
 {
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 
 	return p == MAP_FAILED ? NULL : p;
 }
@@ -131,6 +135,20 @@ static void value_fill(unsigned char *v, size_t len, uint32_t key)
 		w[i] = x;
 	}
 	w[0] = key;
+}
+
+/*
+ * The fetch of a miss: the value's bytes, recomputed until @cost_ns has
+ * passed (a decode: zstd takes some 20-40 us for 32 KiB; a remote fetch
+ * costs more, but waits instead of computing).
+ */
+static void value_fetch(unsigned char *v, size_t len, uint32_t key, uint64_t cost_ns)
+{
+	uint64_t t0 = pc_now_ns();
+
+	do
+		value_fill(v, len, key);
+	while (pc_now_ns() - t0 < cost_ns);
 }
 
 /* A hit: read the whole value; the first word is the key. */
@@ -497,10 +515,19 @@ static uint64_t rss_bytes(void)
 	return (uint64_t)res * (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
+/* What every request costs besides the lookup: parsing it, writing the answer. */
+static void request_work(uint64_t cost_ns)
+{
+	uint64_t t0 = pc_now_ns();
+
+	while (cost_ns && pc_now_ns() - t0 < cost_ns)
+		;
+}
+
 static uint64_t serve(const struct pc_params *p, struct pc_shared *sh, struct zipf *z)
 {
 	uint64_t end = pc_now_ns() + (uint64_t)(p->seconds * 1e9);
-	uint64_t ops = 0, hits = 0, sink = 0;
+	uint64_t ops = 0, hits = 0, sink = 0, req_ns = (uint64_t)(p->request_us * 1000);
 
 	for (;; ops++) {
 		uint32_t key;
@@ -513,6 +540,7 @@ static uint64_t serve(const struct pc_params *p, struct pc_shared *sh, struct zi
 				break;
 		}
 		key = zipf_next(z);
+		request_work(req_ns);
 		pthread_mutex_lock(&C.lock);
 		e = cache_lookup(key);
 		if (e) {
@@ -534,7 +562,7 @@ static uint64_t serve(const struct pc_params *p, struct pc_shared *sh, struct zi
 				munmap(v, C.value_bytes);
 			continue;
 		}
-		value_fill(v, C.value_bytes, key);
+		value_fetch(v, C.value_bytes, key, (uint64_t)(p->fetch_us * 1000));
 		e->key = key;
 		e->val = v;
 		e->referenced = 0;

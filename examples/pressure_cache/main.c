@@ -66,7 +66,7 @@ struct options {
 
 struct sample {
 	double t;
-	uint64_t cache, batch, usage;
+	uint64_t cache, batch, usage, ops, hits;
 	double psi_avg10;
 };
 
@@ -103,6 +103,8 @@ static void usage(FILE *f)
 		"  --value-kib N      one value, its own mmap (default 32)\n"
 		"  --zipf S           Zipf exponent of the request stream (default 0.99)\n"
 		"  --seed N           the stream's seed (default 20)\n"
+		"  --fetch-us N       a miss's fetch costs at least N us of CPU (default 20)\n"
+		"  --request-us N     every request costs at least N us of CPU (default 10)\n"
 		"  --batch-mib N      the batch job's block (default 64)\n"
 		"  --batch-first S    first batch after S seconds (default 3)\n"
 		"  --batch-period S   one batch every S seconds (default 5)\n"
@@ -126,6 +128,7 @@ static int parse(int argc, char **argv, struct options *o)
 		{ "batch-period", required_argument, NULL, 'p' }, { "batch-grow", required_argument, NULL, 'g' },
 		{ "batch-hold", required_argument, NULL, 'H' }, { "overhead-mib", required_argument, NULL, 'o' },
 		{ "high-mib", required_argument, NULL, 'x' },  { "low-mib", required_argument, NULL, 'y' },
+		{ "fetch-us", required_argument, NULL, 'F' },  { "request-us", required_argument, NULL, 'R' },
 		{ "budget", no_argument, NULL, 'B' },          { "timeline", required_argument, NULL, 'T' },          { "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -135,6 +138,8 @@ static int parse(int argc, char **argv, struct options *o)
 	o->base.seconds = 20;
 	o->base.zipf_s = 0.99;
 	o->base.seed = 20;
+	o->base.fetch_us = 20;
+	o->base.request_us = 10;
 	o->base.batch_first_s = 3;
 	o->base.batch_period_s = 5;
 	o->base.batch_grow_s = 0.5;
@@ -184,6 +189,8 @@ static int parse(int argc, char **argv, struct options *o)
 		case 'o': o->overhead_mib = atof(optarg); break;
 		case 'x': o->high_mib = atof(optarg); break;
 		case 'y': o->low_mib = atof(optarg); break;
+		case 'F': o->base.fetch_us = atof(optarg); break;
+		case 'R': o->base.request_us = atof(optarg); break;
 		case 'B': o->force_budget = true; break;
 		case 'T': o->timeline_s = atof(optarg); break;
 		case 'h': usage(stdout); exit(0);
@@ -355,6 +362,8 @@ static int run_variant(const struct options *o, int cgv, enum pc_variant v, stru
 				.cache = PC_LD(sh->cache_bytes),
 				.batch = PC_LD(sh->batch_bytes),
 				.usage = use,
+				.ops = PC_LD(sh->ops),
+				.hits = PC_LD(sh->hits),
 			};
 			uint64_t tot;
 
@@ -450,11 +459,12 @@ static int write_json(const char *path, const struct options *o, int cgv, const 
 	json_str(f, why);
 	fprintf(f,
 		",\n  \"seconds\": %g,\n  \"params\": {\"want_bytes\": %llu, \"value_bytes\": %zu, \"keys\": %u, "
-		"\"zipf_s\": %g, \"seed\": %llu, \"batch_bytes\": %llu, \"batch_first_s\": %g, "
+		"\"zipf_s\": %g, \"seed\": %llu, \"fetch_us\": %g, \"request_us\": %g, \"batch_bytes\": %llu, \"batch_first_s\": %g, "
 		"\"batch_period_s\": %g, \"batch_grow_s\": %g, \"batch_hold_s\": %g, "
 		"\"fixed_high_cap_bytes\": %llu, \"fixed_low_cap_bytes\": %llu, \"nproc\": %ld},\n",
 		o->base.seconds, (unsigned long long)o->base.want_bytes, o->base.value_bytes, o->base.nr_keys,
-		o->base.zipf_s, (unsigned long long)o->base.seed, (unsigned long long)o->base.batch_bytes,
+		o->base.zipf_s, (unsigned long long)o->base.seed, o->base.fetch_us, o->base.request_us,
+		(unsigned long long)o->base.batch_bytes,
 		o->base.batch_first_s, o->base.batch_period_s, o->base.batch_grow_s, o->base.batch_hold_s,
 		(unsigned long long)(o->high_mib * MIB), (unsigned long long)(o->low_mib * MIB),
 		sysconf(_SC_NPROCESSORS_ONLN));
@@ -485,10 +495,10 @@ static int write_json(const char *path, const struct options *o, int cgv, const 
 		fprintf(f, ",\n      \"timeline\": [");
 		for (size_t i = 0; i < r->ntl; i++)
 			fprintf(f, "%s\n        {\"t_s\": %.2f, \"cache_bytes\": %llu, \"batch_bytes\": %llu, "
-				   "\"usage_bytes\": %llu, \"psi_some_avg10\": %.2f}",
+				   "\"usage_bytes\": %llu, \"psi_some_avg10\": %.2f, \"ops\": %llu, \"hits\": %llu}",
 				i ? "," : "", r->tl[i].t, (unsigned long long)r->tl[i].cache,
 				(unsigned long long)r->tl[i].batch, (unsigned long long)r->tl[i].usage,
-				r->tl[i].psi_avg10);
+				r->tl[i].psi_avg10, (unsigned long long)r->tl[i].ops, (unsigned long long)r->tl[i].hits);
 		fprintf(f, "]}");
 		first = false;
 	}
@@ -576,9 +586,9 @@ int main(int argc, char **argv)
 		}
 	}
 	printf("pressure_cache: limit %.0f MiB, the cache would like %.0f MiB (%u values of %zu KiB, Zipf %.2f, "
-	       "seed %llu); batch job %.0f MiB every %.1f s from %.1f s (grows %.2f s, held %.2f s); %.1f s per variant\n",
+	       "seed %llu, a request costs %.0f us, a miss %.0f us more); batch job %.0f MiB every %.1f s from %.1f s (grows %.2f s, held %.2f s); %.1f s per variant\n",
 	       o.limit_mib, o.want_mib, o.base.nr_keys, o.base.value_bytes / KIB, o.base.zipf_s,
-	       (unsigned long long)o.base.seed, o.batch_mib, o.base.batch_period_s, o.base.batch_first_s,
+	       (unsigned long long)o.base.seed, o.base.request_us, o.base.fetch_us, o.batch_mib, o.base.batch_period_s, o.base.batch_first_s,
 	       o.base.batch_grow_s, o.base.batch_hold_s, o.base.seconds);
 	if (cgv) {
 		printf("memory cgroup: %s; caps: fixed-high %.0f MiB, fixed-low %.0f MiB\n", why, o.high_mib, o.low_mib);

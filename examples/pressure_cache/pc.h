@@ -57,6 +57,8 @@ struct pc_params {
 	size_t value_bytes;        /* one value (its own mmap) */
 	uint32_t nr_keys;
 	double zipf_s;
+	double fetch_us;           /* a miss's fetch costs at least this much CPU */
+	double request_us;         /* every request costs at least this much CPU */
 	uint64_t seed;
 	uint64_t batch_bytes;
 	double batch_first_s;      /* first batch after this long */
