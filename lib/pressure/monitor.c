@@ -286,6 +286,8 @@ size_t ksync_pressure_describe(struct ksync_pressure *p, char *buf, size_t len)
 		} else if (p->died & (1u << k)) {
 			n = snprintf(line, sizeof(line), "%s: off: died (error %d): %s", source_names[k],
 				     -s->status, s->desc);
+		} else if (!s->ops && k != KSYNC_PRESSURE_SRC_TEST) {
+			n = snprintf(line, sizeof(line), "%s: off: %s", source_names[k], s->desc);
 		} else {
 			n = snprintf(line, sizeof(line), "%s: off: %s (error %d)", source_names[k],
 				     s->desc[0] ? s->desc : "did not open", -s->status);
