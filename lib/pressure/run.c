@@ -153,16 +153,21 @@ static void close_one(struct ksync_pressure *m, int kind)
 		s->ops->close(s);
 }
 
+/* Close the sources that died in this pass; under the lock, for describe(). */
 static void close_dead(struct ksync_pressure *m)
 {
-	for (int k = 0; m->dead && k < KSYNC_PRESSURE_NR_SOURCES; k++)
+	if (!m->dead)
+		return;
+	pthread_mutex_lock(&m->lock);
+	for (int k = 0; k < KSYNC_PRESSURE_NR_SOURCES; k++)
 		if (m->dead & (1u << k)) {
-			m->dead &= ~(1u << k);
 			close_one(m, k);
 			m->died |= 1u << k;
 			if (!m->src[k].status)
 				m->src[k].status = -EIO;
 		}
+	m->dead = 0;
+	pthread_mutex_unlock(&m->lock);
 }
 
 static void wake(struct ksync_pressure *m)
