@@ -264,15 +264,22 @@ fail:;
 /** ksync__pm_close() - close every source and the monitor's own fds. */
 void ksync__pm_close(struct ksync_pressure *m)
 {
-	for (int k = 0; k < KSYNC_PRESSURE_NR_SOURCES; k++)
-		close_one(m, k);
+	/*
+	 * The epoll fd goes first, so that the sources are closed without
+	 * EPOLL_CTL_DEL: in a child of fork() the epoll set is the parent's
+	 * too (one open file description), and a DEL there would take the
+	 * parent's sources out of it.
+	 */
 	if (m->epfd >= 0)
 		close(m->epfd);
+	m->epfd = -1;
+	for (int k = 0; k < KSYNC_PRESSURE_NR_SOURCES; k++)
+		close_one(m, k);
 	if (m->timerfd >= 0)
 		close(m->timerfd);
 	if (m->wakefd >= 0)
 		close(m->wakefd);
-	m->epfd = m->timerfd = -1;
+	m->timerfd = -1;
 	__atomic_store_n(&m->wakefd, -1, __ATOMIC_RELAXED);
 }
 
