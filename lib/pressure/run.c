@@ -550,6 +550,20 @@ static void pm_register_atfork(void)
 	pm_atfork_err = pthread_atfork(pm_prepare, pm_parent, pm_child);
 }
 
+/*
+ * Registered when the program loads, ahead of the handlers that SRCU
+ * registers on its first domain: prepare handlers run in the reverse order
+ * of registration, so ours take the monitors' locks after SRCU took its
+ * own, the same order as in the child (where SRCU re-creates its locks
+ * instead of releasing them, so ThreadSanitizer sees them held there).
+ * No monitor's lock is ever held while an SRCU lock is taken, so either
+ * order is free of deadlock; this one keeps the lock-order graph acyclic.
+ */
+__attribute__((constructor)) static void pm_register_atfork_early(void)
+{
+	pthread_once(&pm_atfork_once, pm_register_atfork);
+}
+
 /** ksync__pm_list_add() - list @m for the fork handlers (registered on the first call). */
 int ksync__pm_list_add(struct ksync_pressure *m)
 {
