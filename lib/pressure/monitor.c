@@ -99,7 +99,7 @@ static void config_defaults(struct ksync_pressure_config *c)
 		{ 0, 0, 0 }, { 0, 70000, 2000000 }, { 0, 100000, 2000000 }, { 1, 100000, 2000000 },
 	};
 	static const int prio[] = { 0, 12, 10, 7 }, floor[] = { 0, 10, 6, 0 };
-	static const unsigned permille[] = { 0, 800, 900, 950 }, poll[] = { 1000, 100, 20, 5 },
+	static const unsigned permille[] = { 0, 800, 900, 950 }, poll[] = { 200, 50, 20, 5 },
 			      interval[] = { 0, 1000, 100, 10 };
 
 	for (int l = KSYNC_PRESSURE_LOW; l < KSYNC_PRESSURE_NR_LEVELS; l++) {
