@@ -524,8 +524,22 @@ static void request_work(uint64_t cost_ns)
 		;
 }
 
-static uint64_t serve(const struct pc_params *p, struct pc_shared *sh, struct zipf *z)
+/* The reaction's figures into the shared block, so that they survive an OOM kill. */
+static void publish_reaction(struct pc_shared *sh)
 {
+	struct reactor_stats rs;
+
+	reactor_peek(&rs);
+	PC_ST(sh->pressure_events, rs.events);
+	PC_ST(sh->scans, rs.scans);
+	PC_ST(sh->objects_freed, rs.freed);
+	PC_ST(sh->lib_p99_ns, rs.lib_p99_ns);
+}
+
+static uint64_t serve(const struct pc_params *p, struct pc_shared *sh, struct zipf *z, bool reacting)
+{
+	uint64_t next_publish = 0;
+
 	uint64_t end = pc_now_ns() + (uint64_t)(p->seconds * 1e9);
 	uint64_t ops = 0, hits = 0, sink = 0, req_ns = (uint64_t)(p->request_us * 1000);
 
@@ -536,8 +550,14 @@ static uint64_t serve(const struct pc_params *p, struct pc_shared *sh, struct zi
 		if ((ops & 31) == 0) {
 			PC_ST(sh->ops, ops);
 			PC_ST(sh->hits, hits);
-			if (pc_now_ns() >= end)
+			uint64_t now = pc_now_ns();
+
+			if (now >= end)
 				break;
+			if (reacting && now >= next_publish) {
+				publish_reaction(sh);
+				next_publish = now + 50000000;
+			}
 		}
 		key = zipf_next(z);
 		request_work(req_ns);
@@ -628,7 +648,7 @@ int pc_child_run(const struct pc_params *p, struct pc_shared *sh)
 		return 1;
 	}
 	PC_ST(sh->start_ns, pc_now_ns());
-	uint64_t sink = serve(p, sh, &z);
+	uint64_t sink = serve(p, sh, &z, reacting);
 	PC_ST(sh->end_ns, pc_now_ns());
 	__atomic_store_n(&stop_all, 1, __ATOMIC_RELEASE);
 	pthread_join(batch, NULL);
@@ -637,10 +657,12 @@ int pc_child_run(const struct pc_params *p, struct pc_shared *sh)
 		close(tw.fd);
 	}
 	if (reacting) {
+		publish_reaction(sh);
 		reactor_stop(&rs);
 		PC_ST(sh->pressure_events, rs.events);
 		PC_ST(sh->scans, rs.scans);
 		PC_ST(sh->objects_freed, rs.freed);
+		PC_ST(sh->lib_p99_ns, rs.lib_p99_ns);
 	}
 	cache_destroy();
 	free(z.cdf);

@@ -76,7 +76,7 @@ struct result {
 	double lived_s, ops_per_s, hit_rate;
 	uint64_t peak, limit_hits, oom_kills, psi_some_us;
 	uint64_t pressure_events, scans, objects_freed, scan_calls, scan_freed;
-	uint64_t lat_samples;
+	uint64_t lat_samples, lib_p99_ns;
 	double p50_ms, p99_ms, max_ms;
 	uint64_t cap;
 	char desc[1024];
@@ -414,6 +414,7 @@ static int run_variant(const struct options *o, int cgv, enum pc_variant v, stru
 	r->scan_calls = PC_LD(sh->scan_calls);
 	r->scan_freed = PC_LD(sh->scan_freed);
 	r->lat_samples = PC_LD(sh->lat_samples);
+	r->lib_p99_ns = PC_LD(sh->lib_p99_ns);
 	if (r->lat_samples) {
 		size_t n = r->lat_samples < PC_LAT_MAX ? r->lat_samples : PC_LAT_MAX;
 
@@ -481,7 +482,7 @@ static int write_json(const char *path, const struct options *o, int cgv, const 
 			   "\"event_to_scan_p50_ms\": %.3f, \"event_to_scan_max_ms\": %.3f, \"latency_samples\": %llu, "
 			   "\"lived_s\": %.3f, \"clean_exit\": %s, \"cap_bytes\": %llu, \"evictions\": %llu, "
 			   "\"trims\": %llu, \"scan_objects_calls\": %llu, \"scan_objects_freed\": %llu, "
-			   "\"oom_kills\": %llu,\n      \"reaction\": ",
+			   "\"oom_kills\": %llu, \"monitor_latency_p99_ms\": %.3f,\n      \"reaction\": ",
 			first ? "" : ",", pc_variant_name[v], r->oom_killed ? "true" : "false",
 			(unsigned long long)r->ops, r->ops_per_s, r->hit_rate, (unsigned long long)r->peak,
 			(unsigned long long)r->limit_hits, (unsigned long long)r->psi_some_us,
@@ -490,7 +491,7 @@ static int write_json(const char *path, const struct options *o, int cgv, const 
 			(unsigned long long)r->lat_samples, r->lived_s, r->clean ? "true" : "false",
 			(unsigned long long)r->cap, (unsigned long long)r->evictions, (unsigned long long)r->trims,
 			(unsigned long long)r->scan_calls, (unsigned long long)r->scan_freed,
-			(unsigned long long)r->oom_kills);
+			(unsigned long long)r->oom_kills, (double)r->lib_p99_ns / 1e6);
 		json_str(f, r->desc);
 		fprintf(f, ",\n      \"timeline\": [");
 		for (size_t i = 0; i < r->ntl; i++)

@@ -80,6 +80,7 @@ struct pc_shared {
 	uint64_t start_ns, end_ns;          /* serving window (CLOCK_MONOTONIC) */
 	uint64_t baseline_rss;              /* budget path: RSS before serving */
 	uint64_t pressure_events, scans, objects_freed;  /* the reaction's figures */
+	uint64_t lib_p99_ns;                /* the monitor's own latency p99 (power of two) */
 	uint64_t scan_calls, scan_freed;    /* the cache's own: scan_objects calls, values freed */
 	uint64_t lat_samples;               /* events whose first scan was measured */
 	uint64_t lat_ns[PC_LAT_MAX];        /* event -> first scan_objects */

@@ -1,54 +1,43 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * reactor.c - the ksync variant's pressure reaction: a stand-in poller.
+ * reactor.c - the ksync variant's pressure reaction, on ksync::pressure.
  *
- * Theory of operation. ksync::pressure (include/ksync/pressure.h) is the
- * mechanism this demo exists to show; until it is on the branch, this file
- * does what the header says its polled *limit* and *budget* sources and its
- * reaction do, on a thread of its own, so that the demo runs today and the
- * switch is this one file:
+ * Theory of operation. A monitor (include/ksync/pressure.h) targets the
+ * cache's memory group of the registry: every reclaim round is
+ * ksync_shrink_slab() on that group's walk, at the level's priority and
+ * lower while the pressure lasts, with the registry's nr_deferred carrying
+ * what a call could not do; the monitor runs on its own helper thread.
  *
- *  - the figure: the process's memory cgroup usage against its limit (the
- *    cgroup named in /proc/self/cgroup: v1 memory.usage_in_bytes /
- *    memory.limit_in_bytes, v2 memory.current / memory.max), or its RSS
- *    (/proc/self/statm) against a budget;
- *  - levels at 850 / 920 / 960 per mille of the limit (LOW / MEDIUM /
- *    CRITICAL), polled every 10 / 5 / 2 / 1 ms (NONE..CRITICAL): the poll
- *    rate rises with the pressure;
- *  - a level above NONE runs a reclaim round: ksync_shrink_slab() on the
- *    cache's memory group, starting at the level's priority (12 / 10 / 8)
- *    and, while the figure stays at the round's level, one priority lower
- *    per step down to the level's floor (10 / 7 / 4), as the kernel's
- *    reclaim loop does; the registry's nr_deferred carries what a call
- *    could not do. A level that is still up at its next round starts one
- *    priority lower (down to its floor); rounds of one level are at least
- *    100 / 10 / 5 ms apart; the level falls to NONE after 2 s without
- *    pressure (hysteresis).
+ * Sources: the polled *limit* source (the process's memory cgroup usage
+ * against its limit), or, on the budget path, the *budget* source (RSS
+ * against the limit on top of what the child had at start); plus, as
+ * root in a group of its own, whatever AUTO's event sources find (PSI of
+ * the child's own cgroup v2 group, v1 vmpressure). If the polled source
+ * cannot open (ksync_pressure_describe() says why; the sources are the
+ * half of lib/pressure that lands last), a stand-in poller of this file
+ * reads the same figure and hands each level to the monitor through the
+ * test source (ksync_pressure_inject()): the reaction, its priorities,
+ * rate limits, hysteresis and figures stay the library's.
  *
- * Why these figures and not the header's defaults (levels at 800 / 900 /
- * 950, polls of 1000 / 100 / 20 / 5 ms, rounds 1000 / 100 / 10 ms apart,
- * priorities 12..10 / 10..6 / 7..0):
- * a cache that serves 100 k requests/s with 15 % misses of 32 KiB grows by
- * some 500 MB/s when nothing stops it, the whole limit in a quarter of a
- * second. A poll of 1 s at NONE lets it run into the limit before the first
- * look, and rounds that go down to priority 0 (scan twice what is
- * freeable; a level that stays up starts each round one lower, so it gets
- * there within a few rounds) throw the whole cache away each time. Finer,
- * more frequent steps (at priority 4 a call scans an eighth of the cache)
- * keep it just under the pressure line: usage holds at 92-96 % of the limit
- * with or without the batch job, and the cache is as large as it can be. They are the config's figures
- * (&struct ksync_pressure_config @poll_ms, @min_interval_ms, @priority,
- * @floor), not special cases.
- *
- * The event time of a round (reactor_event_time(), a thread-local) is when
- * the poll read the figure that started it, as ksync_pressure_event_time()
- * is for the library.
+ * The configuration, and why not the defaults (levels at 800 / 900 / 950
+ * per mille, polls of 200 / 50 / 20 / 5 ms, rounds 1000 / 100 / 10 ms
+ * apart, priorities 12..10 / 10..6 / 7..0): a cache that serves 50 k
+ * requests/s with 15 % misses of 32 KiB grows by some 250 MB/s when nothing
+ * stops it, and a batch job beside it adds 128 MB/s; rounds that go down
+ * to priority 0 (a level that stays up starts each round one lower, so
+ * within a few rounds it scans twice what is freeable) throw the whole
+ * cache away each time. Levels at 850 / 920 / 960 per mille, polls of
+ * 10 / 5 / 2 / 1 ms, rounds at least 100 / 10 / 5 ms apart and priorities
+ * 12..10 / 10..7 / 8..4 (at priority 4 a call scans an eighth of the
+ * cache) hold the usage at 92-96 % of the limit, with or without the
+ * batch job, and the cache as large as it can be. These are the config's
+ * own fields, not special cases.
  */
 #define _GNU_SOURCE
 #include "reactor.h"
 #include "pc.h"
 
-#include <ksync/shrinker.h>
+#include <ksync/pressure.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -60,32 +49,30 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { NONE, LOW, MEDIUM, CRITICAL, NR_LEVELS };
-
-static const unsigned permille[NR_LEVELS] = { 0, 850, 920, 960 };
-static const unsigned poll_ms[NR_LEVELS] = { 10, 5, 2, 1 };
-static const unsigned min_interval_ms[NR_LEVELS] = { 0, 100, 10, 5 };
-static const int first_prio[NR_LEVELS] = { 0, 12, 10, 8 };
-static const int floor_prio[NR_LEVELS] = { 0, 10, 7, 4 };
-#define HOLD_MS 2000
+static const unsigned permille[KSYNC_PRESSURE_NR_LEVELS] = { 0, 850, 920, 960 };
+static const unsigned poll_ms[KSYNC_PRESSURE_NR_LEVELS] = { 10, 5, 2, 1 };
+static const unsigned min_interval_ms[KSYNC_PRESSURE_NR_LEVELS] = { 0, 100, 10, 5 };
+static const int first_prio[KSYNC_PRESSURE_NR_LEVELS] = { 0, 12, 10, 8 };
+static const int floor_prio[KSYNC_PRESSURE_NR_LEVELS] = { 0, 10, 7, 4 };
 
 static struct {
-	struct reactor_cfg cfg;
-	int usage_fd;        /* cgroup usage, or /proc/self/statm */
-	uint64_t limit;      /* bytes */
+	struct ksync_pressure *mon;
+	/* the stand-in poller, when the polled source did not open */
+	bool standin;
+	int usage_fd;
+	uint64_t limit, budget;
 	long page;
 	pthread_t thread;
-	bool running;
 	int stop;
-	struct reactor_stats st;
 } R = { .usage_fd = -1 };
-
-static _Thread_local uint64_t event_ns;
 
 uint64_t reactor_event_time(void)
 {
-	return event_ns;
+	return ksync_pressure_event_time();
 }
+
+/* ------------------------------------------------------------------------ */
+/* The stand-in poller                                                      */
 
 static uint64_t read_u64_fd(int fd)
 {
@@ -98,21 +85,9 @@ static uint64_t read_u64_fd(int fd)
 	return strtoull(buf, NULL, 10);
 }
 
-static uint64_t read_u64_path(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	uint64_t v;
-
-	if (fd < 0)
-		return 0;
-	v = read_u64_fd(fd);
-	close(fd);
-	return v;
-}
-
 static uint64_t usage_now(void)
 {
-	if (R.cfg.budget_bytes) {
+	if (R.budget) {
 		char buf[128];
 		ssize_t n = pread(R.usage_fd, buf, sizeof(buf) - 1, 0);
 		unsigned long size, res;
@@ -127,7 +102,7 @@ static uint64_t usage_now(void)
 	return read_u64_fd(R.usage_fd);
 }
 
-/* The memory cgroup of this process: fills usage and limit paths. */
+/* The memory cgroup of this process: its usage and limit files. */
 static int find_cgroup(char *usage, char *limit, size_t len)
 {
 	FILE *f = fopen("/proc/self/cgroup", "re");
@@ -143,9 +118,9 @@ static int find_cgroup(char *usage, char *limit, size_t len)
 			continue;
 		line[strcspn(line, "\n")] = 0;
 		*c2 = 0;
-		if (strcmp(c1 + 1, "memory") == 0 || strstr(c1 + 1, ",memory"))
+		if (strcmp(c1 + 1, "memory") == 0 || strstr(c1 + 1, ",memory")) {
 			snprintf(v1, sizeof(v1), "%s", c2 + 1);
-		else if (strncmp(line, "0", 1) == 0 && c1[1] == 0) {
+		} else if (c1[1] == 0 && strncmp(line, "0", 1) == 0) {
 			snprintf(v2, sizeof(v2), "%s", c2 + 1);
 			have_v2 = true;
 		}
@@ -167,111 +142,161 @@ static int find_cgroup(char *usage, char *limit, size_t len)
 static int level_of(uint64_t usage)
 {
 	uint64_t pm = R.limit ? usage * 1000 / R.limit : 0;
-	int l = NONE;
+	int l = KSYNC_PRESSURE_NONE;
 
-	for (int i = LOW; i < NR_LEVELS; i++)
+	for (int i = KSYNC_PRESSURE_LOW; i < KSYNC_PRESSURE_NR_LEVELS; i++)
 		if (pm >= permille[i])
 			l = i;
 	return l;
 }
 
-static void *poller(void *arg)
+/* The polled source's work, done here: a level per poll, at the level's rate. */
+static void *standin_poller(void *arg)
 {
-	uint64_t last_round[NR_LEVELS] = { 0 }, last_seen[NR_LEVELS] = { 0 };
-	int next_prio[NR_LEVELS];
-	int level = NONE;
-	uint64_t level_since = 0;
-
 	(void)arg;
-	for (int i = 0; i < NR_LEVELS; i++)
-		next_prio[i] = first_prio[i];
 	while (!__atomic_load_n(&R.stop, __ATOMIC_ACQUIRE)) {
-		uint64_t t = pc_now_ns();
-		int seen = level_of(usage_now());
+		int l = level_of(usage_now());
 
-		if (seen > NONE) {
-			R.st.events++;
-			/* still up since its last round: start lower this time */
-			if (last_seen[seen] && t - last_seen[seen] < (uint64_t)HOLD_MS * 1000000)
-				next_prio[seen] = next_prio[seen] > floor_prio[seen] ? next_prio[seen] - 1
-										     : floor_prio[seen];
-			else
-				next_prio[seen] = first_prio[seen];
-			last_seen[seen] = t;
-			if (seen >= level) {
-				level = seen;
-				level_since = t;
-			}
-			if (t - last_round[seen] >= (uint64_t)min_interval_ms[seen] * 1000000) {
-				last_round[seen] = t;
-				R.st.rounds++;
-				event_ns = t;
-				for (int prio = next_prio[seen];; prio--) {
-					R.st.freed += ksync_shrink_slab(R.cfg.reg, 0, R.cfg.group, prio);
-					R.st.scans++;
-					if (level_of(usage_now()) < seen || prio <= floor_prio[seen])
-						break;
-				}
-				event_ns = 0;
-			}
-		} else if (level > NONE && t - level_since > (uint64_t)HOLD_MS * 1000000) {
-			level = NONE;
-		}
-		pc_sleep_ns((uint64_t)poll_ms[seen > level ? seen : level] * 1000000);
+		if (l > KSYNC_PRESSURE_NONE)
+			ksync_pressure_inject(R.mon, (enum ksync_pressure_level)l);
+		pc_sleep_ns((uint64_t)poll_ms[l] * 1000000);
 	}
 	return NULL;
 }
 
-int reactor_start(const struct reactor_cfg *cfg, char *desc, size_t len)
+static int standin_start(const struct reactor_cfg *cfg, char *desc, size_t len)
 {
 	char usage[600], limit[600];
 	sigset_t all, old;
 	int err;
 
-	R.cfg = *cfg;
 	R.page = sysconf(_SC_PAGESIZE);
-	memset(&R.st, 0, sizeof(R.st));
-	R.stop = 0;
-	if (cfg->budget_bytes) {
+	R.budget = cfg->budget_bytes;
+	if (R.budget) {
 		R.usage_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-		R.limit = cfg->budget_bytes;
-		snprintf(desc, len, "poller (stand-in for ksync::pressure): budget: RSS against %llu bytes",
-			 (unsigned long long)R.limit);
+		R.limit = R.budget;
+		snprintf(usage, sizeof(usage), "RSS (/proc/self/statm)");
 	} else {
 		err = find_cgroup(usage, limit, sizeof(usage));
 		if (err)
 			return err;
 		R.usage_fd = open(usage, O_RDONLY | O_CLOEXEC);
-		R.limit = read_u64_path(limit);
-		snprintf(desc, len, "poller (stand-in for ksync::pressure): limit: %s against %llu bytes",
-			 usage, (unsigned long long)R.limit);
+		int lfd = open(limit, O_RDONLY | O_CLOEXEC);
+
+		R.limit = lfd >= 0 ? read_u64_fd(lfd) : 0;
+		if (lfd >= 0)
+			close(lfd);
 	}
 	if (R.usage_fd < 0)
 		return -errno;
+	snprintf(desc, len, "stand-in poller: %s against %llu bytes, levels injected through the test source; ",
+		 usage, (unsigned long long)R.limit);
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = pthread_create(&R.thread, NULL, poller, NULL);
+	err = pthread_create(&R.thread, NULL, standin_poller, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err) {
 		close(R.usage_fd);
 		R.usage_fd = -1;
 		return -err;
 	}
-	pthread_setname_np(R.thread, "pc-poller");
-	R.running = true;
+	pthread_setname_np(R.thread, "pc-standin");
+	R.standin = true;
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The monitor                                                              */
+
+int reactor_start(const struct reactor_cfg *cfg, char *desc, size_t len)
+{
+	enum ksync_pressure_source polled = cfg->budget_bytes ? KSYNC_PRESSURE_SRC_BUDGET : KSYNC_PRESSURE_SRC_LIMIT;
+	struct ksync_pressure_config pc = {
+		.reg = cfg->reg,
+		.group = cfg->group,
+		.budget_bytes = cfg->budget_bytes,
+	};
+	size_t off = 0;
+	int err;
+
+	/*
+	 * The polled source, the event sources AUTO would pick as root in a
+	 * group of its own (PSI of that group, v1 vmpressure), and the test
+	 * source for the stand-in.
+	 */
+	pc.sources = KSYNC_PRESSURE_SRC(polled) | KSYNC_PRESSURE_SRC(KSYNC_PRESSURE_SRC_TEST);
+	if (!cfg->budget_bytes)
+		pc.sources |= KSYNC_PRESSURE_SRC(KSYNC_PRESSURE_SRC_PSI_CGROUP) |
+			      KSYNC_PRESSURE_SRC(KSYNC_PRESSURE_SRC_VMPRESSURE);
+	for (int l = 0; l < KSYNC_PRESSURE_NR_LEVELS; l++) {
+		pc.limit_permille[l] = permille[l];
+		pc.poll_ms[l] = poll_ms[l];
+		pc.min_interval_ms[l] = min_interval_ms[l];
+		pc.priority[l] = first_prio[l];
+		pc.floor[l] = floor_prio[l];
+	}
+	err = ksync_pressure_create(&pc, &R.mon);
+	if (err)
+		return err;
+	if (!(ksync_pressure_sources(R.mon) & KSYNC_PRESSURE_SRC(polled))) {
+		err = standin_start(cfg, desc, len);
+		if (err) {
+			ksync_pressure_destroy(R.mon);
+			R.mon = NULL;
+			return err;
+		}
+		off = strlen(desc);
+	}
+	err = ksync_pressure_start(R.mon);
+	if (err) {
+		reactor_stop(NULL);
+		return err;
+	}
+	if (off < len) {
+		size_t n = ksync_pressure_describe(R.mon, desc + off, len - off);
+
+		/* one line: the description's lines joined */
+		for (size_t i = off; i < off + n && i < len && desc[i]; i++)
+			if (desc[i] == '\n')
+				desc[i] = (i + 1 < len && desc[i + 1]) ? ';' : 0;
+	}
 	return 0;
 }
 
 void reactor_stop(struct reactor_stats *out)
 {
-	if (R.running) {
+	if (R.standin) {
 		__atomic_store_n(&R.stop, 1, __ATOMIC_RELEASE);
 		pthread_join(R.thread, NULL);
-		R.running = false;
+		R.standin = false;
 	}
 	if (R.usage_fd >= 0)
 		close(R.usage_fd);
 	R.usage_fd = -1;
+	if (!R.mon)
+		return;
+	ksync_pressure_stop(R.mon);
 	if (out)
-		*out = R.st;
+		reactor_peek(out);
+	ksync_pressure_destroy(R.mon);
+	R.mon = NULL;
+}
+
+void reactor_peek(struct reactor_stats *out)
+{
+	struct ksync_pressure_stats st;
+
+	memset(out, 0, sizeof(*out));
+	if (!R.mon)
+		return;
+	ksync_pressure_get_stats(R.mon, &st);
+	for (int l = 0; l < KSYNC_PRESSURE_NR_LEVELS; l++) {
+		out->events += st.events[l];
+		out->rounds += st.rounds[l];
+	}
+	for (int s = 0; s < KSYNC_PRESSURE_NR_SOURCES; s++) {
+		out->scans += st.source_scans[s];
+		out->freed += st.source_freed[s];
+	}
+	out->lib_p99_ns = st.latency_ns_p99;
 }

@@ -30,12 +30,15 @@ struct reactor_stats {
 	uint64_t rounds;   /* reclaim rounds */
 	uint64_t scans;    /* ksync_shrink_slab() calls */
 	uint64_t freed;    /* objects they returned */
+	uint64_t lib_p99_ns; /* the monitor's own event -> first shrink p99 (a power of two) */
 };
 
 /* Start watching; @desc gets a line on what is watched. Return 0 or -errno. */
 int reactor_start(const struct reactor_cfg *cfg, char *desc, size_t len);
-/* Stop, and the figures since start. */
+/* Stop, and the figures since start (@out may be NULL). */
 void reactor_stop(struct reactor_stats *out);
+/* The figures so far. */
+void reactor_peek(struct reactor_stats *out);
 /* The CLOCK_MONOTONIC ns of the event the calling thread reacts to, or 0. */
 uint64_t reactor_event_time(void);
 
