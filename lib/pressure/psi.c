@@ -118,16 +118,17 @@ static int psi_system_open(struct ksync__psrc *s, const struct ksync__penv *env)
 	struct stat st;
 	int r;
 
-	if ((r = ksync__psrc_path(path, env, "/proc/pressure")) < 0) {
+	if ((r = ksync__psrc_path(path, env, "/proc/pressure/memory")) < 0) {
 		ksync__psrc_desc(s, "psi-system: off: the root is too long");
 		return r;
 	}
+	*strrchr(path, '/') = '\0';
 	if (stat(path, &st) < 0) {
 		r = -errno;
 		ksync__psrc_desc(s, "psi-system: off: no /proc/pressure (kernel without PSI, or psi=0)");
 		return r;
 	}
-	strcat(path, "/memory");
+	path[strlen(path)] = '/'; /* back to .../proc/pressure/memory */
 	return psi_open(s, env, "psi-system", path, "/proc/pressure/memory");
 }
 
