@@ -11,7 +11,8 @@
  *  - unset: the service was not started so: off;
  *  - /dev/null: the unit turned it off (MemoryPressureWatch=off): off;
  *  - an AF_UNIX stream socket (a service manager's or a proxy's): connect,
- *    write the decoded WRITE, wait for EPOLLIN; any data read is one event
+ *    write the decoded WRITE (nonblocking: a peer that takes nothing leaves
+ *    the source off, it does not block the monitor's create), wait for EPOLLIN; any data read is one event
  *    (drained), end of file or a reset is the peer gone (-EPIPE);
  *  - a FIFO: open it for reading, wait for EPOLLIN; whatever a writer puts
  *    in is one event (drained). The source keeps a write end of its own
@@ -48,11 +49,16 @@ struct systemd_priv {
 	int fifo_writer; /* the FIFO's own write end, -1 otherwise */
 };
 
-/* write() all of @len bytes to a blocking fd (a socket): 0 or -errno. */
+/*
+ * Send all of @len bytes on a fresh, nonblocking socket: 0 or -errno. A
+ * trigger is a few dozen bytes and the socket's buffer empty: EAGAIN means
+ * a peer that takes nothing, and the source stays off rather than block
+ * ksync_pressure_create().
+ */
 static int write_all(int fd, const unsigned char *buf, size_t len)
 {
 	while (len) {
-		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
+		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -74,7 +80,8 @@ static int open_socket(struct ksync__psrc *s, const char *watch, const unsigned 
 		return -ENAMETOOLONG;
 	}
 	strcpy(sa.sun_path, watch);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	/* Nonblocking from the start: a listener whose backlog is full says EAGAIN, it does not block us. */
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0) {
 		r = -errno;
 		ksync__psrc_desc(s, "systemd: off: socket(): %s", strerror(-r));
@@ -89,11 +96,6 @@ static int open_socket(struct ksync__psrc *s, const char *watch, const unsigned 
 	}
 	if (tlen && (r = write_all(fd, trig, tlen)) < 0) {
 		ksync__psrc_desc(s, "systemd: off: cannot write the trigger to %s: %s", watch, strerror(-r));
-		return r;
-	}
-	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0) {
-		r = -errno;
-		ksync__psrc_desc(s, "systemd: off: %s: %s", watch, strerror(-r));
 		return r;
 	}
 	s->fd_events[0] = EPOLLIN;

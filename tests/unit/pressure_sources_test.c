@@ -711,6 +711,29 @@ KTEST(systemd_socket)
 	src_close(&s);
 }
 
+/* A server that accepts nobody: the second connection finds the backlog full and is refused, not blocked. */
+KTEST(systemd_socket_backlog_full)
+{
+	struct ksync__psrc a, b;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int srv;
+
+	tree_new();
+	env_reset();
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/sock", root);
+	srv = socket(AF_UNIX, SOCK_STREAM, 0);
+	KASSERT(srv >= 0);
+	KASSERT(bind(srv, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+	KASSERT(listen(srv, 0) == 0);
+	env.cfg.systemd_watch = sa.sun_path;
+	KCHECK_EQ(src_open(&a, KSYNC_PRESSURE_SRC_SYSTEMD), 0);
+	KCHECK_EQ(src_open(&b, KSYNC_PRESSURE_SRC_SYSTEMD), -EAGAIN);
+	KCHECK(strstr(b.desc, "systemd: off: cannot connect"));
+	src_close(&b);
+	src_close(&a);
+	close(srv);
+}
+
 /* ---- cgroup v1 vmpressure ---- */
 
 KTEST(vmpressure_eventfds)
