@@ -70,6 +70,7 @@ static int write_all(int fd, const unsigned char *buf, size_t len)
 	return 0;
 }
 
+/* @trig: the decoded WRITE as the unit gave it (its NUL too, if it has one). */
 static int open_socket(struct ksync__psrc *s, const char *watch, const unsigned char *trig, size_t tlen)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -127,6 +128,7 @@ static int open_fifo(struct ksync__psrc *s, struct systemd_priv *p, const char *
 	return 0;
 }
 
+/* @trig: the decoded trigger, @tlen bytes without NULs, NUL-terminated. */
 static int open_psi(struct ksync__psrc *s, const struct ksync__penv *env, const char *watch,
 		    const unsigned char *trig, size_t tlen)
 {
@@ -151,8 +153,8 @@ static int open_psi(struct ksync__psrc *s, const struct ksync__penv *env, const 
 	} else if (ksync_pressure_parse_trigger((const char *)trig, tlen, &asked) == 0 &&
 		   asked.stall_us > 0 && asked.stall_us <= asked.window_us) {
 		r = ksync__psrc_psi_arm(fd, env, &asked, &taken);
-	} else { /* not a trigger we understand: the kernel decides */
-		long n = ksync__psrc_write_trigger(fd, (const char *)trig, tlen);
+	} else { /* not a trigger we understand: the kernel decides (with the NUL it expects) */
+		long n = ksync__psrc_write_trigger(fd, (const char *)trig, tlen + 1);
 
 		r = n < 0 ? (int)n : 0;
 		if (r == 0) {
@@ -204,8 +206,6 @@ static int systemd_open(struct ksync__psrc *s, const struct ksync__penv *env)
 					 r == -ENOSPC ? "a trigger (too long)" : "valid base64");
 			return -EINVAL;
 		}
-		while (tlen && trig[tlen - 1] == '\0') /* the NUL is ours to add */
-			tlen--;
 	}
 	if (stat(watch, &st) < 0) {
 		r = -errno;
@@ -227,8 +227,18 @@ static int systemd_open(struct ksync__psrc *s, const struct ksync__penv *env)
 		return open_fifo(s, p, watch);
 	}
 	p->kind = WATCH_PSI;
-	if (tlen < sizeof(trig))
-		trig[tlen] = '\0';
+	/*
+	 * systemd encodes the trigger with its NUL (the kernel overwrites the
+	 * last byte written with one): a PSI file gets the text without its
+	 * NULs, and the write adds exactly one.
+	 */
+	while (tlen && trig[tlen - 1] == '\0')
+		tlen--;
+	if (tlen == sizeof(trig)) {
+		ksync__psrc_desc(s, "systemd: off: MEMORY_PRESSURE_WRITE is not a trigger (too long)");
+		return -EINVAL;
+	}
+	trig[tlen] = '\0';
 	return open_psi(s, env, watch, trig, tlen);
 }
 

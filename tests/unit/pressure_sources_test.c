@@ -636,6 +636,18 @@ KTEST(systemd_psi_file)
 	KCHECK(strcmp(hook.last, "some 200000 2000000") == 0);
 	KCHECK(strstr(s.desc, "refused"));
 	src_close(&s);
+	/* systemd's own encoding carries the NUL: written once, not twice. */
+	env.cfg.systemd_write = "c29tZSAyMDAwMDAgMjAwMDAwMAA="; /* "some 200000 2000000\0" */
+	KCHECK_EQ(src_open(&s, KSYNC_PRESSURE_SRC_SYSTEMD), 0);
+	KCHECK(strcmp(hook.last, "some 200000 2000000") == 0);
+	KCHECK_EQ(hook.last_len, 20);
+	src_close(&s);
+	/* A WRITE that is no trigger we parse goes to the kernel as it is, with one NUL. */
+	env.cfg.systemd_write = "c29tZSBzb29u"; /* "some soon" */
+	KCHECK_EQ(src_open(&s, KSYNC_PRESSURE_SRC_SYSTEMD), -EINVAL); /* the played kernel refuses it */
+	KCHECK_EQ(hook.last_len, 10);
+	KCHECK(strstr(s.desc, "systemd: off:") && strstr(s.desc, "refused the trigger"));
+	src_close(&s);
 	/* No MEMORY_PRESSURE_WRITE: the medium trigger of the config. */
 	env.cfg.systemd_write = NULL;
 	KCHECK_EQ(src_open(&s, KSYNC_PRESSURE_SRC_SYSTEMD), 0);
