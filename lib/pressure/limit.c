@@ -37,7 +37,6 @@ enum poll_kind { POLL_CGROUP, POLL_MEMINFO, POLL_BUDGET };
 
 struct poll_priv {
 	enum poll_kind kind;
-	const char *name;
 	unsigned permille[KSYNC_PRESSURE_NR_LEVELS];
 	uint64_t page_size;
 	char file[KSYNC__PATH_MAX];  /* what sample() reads */
@@ -46,19 +45,17 @@ struct poll_priv {
 
 static const unsigned default_permille[KSYNC_PRESSURE_NR_LEVELS] = { 0, 800, 900, 950 };
 
-static struct poll_priv *priv_new(struct ksync__psrc *s, const struct ksync__penv *env, enum poll_kind kind,
-				  const char *name)
+static struct poll_priv *priv_new(struct ksync__psrc *s, const struct ksync__penv *env, enum poll_kind kind)
 {
 	struct poll_priv *p = calloc(1, sizeof(*p));
 
 	s->nr_fds = 0;
 	s->priv = p;
 	if (!p) {
-		ksync__psrc_desc(s, "%s: off: out of memory", name);
+		ksync__psrc_desc(s, "out of memory");
 		return NULL;
 	}
 	p->kind = kind;
-	p->name = name;
 	for (int l = KSYNC_PRESSURE_LOW; l <= KSYNC_PRESSURE_CRITICAL; l++)
 		p->permille[l] = env->cfg.limit_permille[l] ? env->cfg.limit_permille[l] : default_permille[l];
 	return p;
@@ -155,7 +152,7 @@ static int limit_open(struct ksync__psrc *s, const struct ksync__penv *env)
 {
 	char *dir = malloc(KSYNC__PATH_MAX), *rel = malloc(KSYNC__PATH_MAX);
 	char *best = malloc(KSYNC__PATH_MAX), *best_rel = malloc(KSYNC__PATH_MAX);
-	struct poll_priv *p = priv_new(s, env, POLL_CGROUP, "limit");
+	struct poll_priv *p = priv_new(s, env, POLL_CGROUP);
 	const char *limit_file = NULL;
 	uint64_t limit = KSYNC_PRESSURE_UNLIMITED;
 	bool any_cgroup = false;
@@ -164,7 +161,7 @@ static int limit_open(struct ksync__psrc *s, const struct ksync__penv *env)
 
 	if (!p || !dir || !rel || !best || !best_rel) {
 		if (p)
-			ksync__psrc_desc(s, "limit: off: out of memory");
+			ksync__psrc_desc(s, "out of memory");
 		goto out;
 	}
 	if (ksync__psrc_cgroup_v2_dir(env, dir, rel) == 0) {
@@ -188,7 +185,7 @@ static int limit_open(struct ksync__psrc *s, const struct ksync__penv *env)
 	}
 	if (!limit_file) {
 		r = -ENOENT;
-		ksync__psrc_desc(s, "limit: off: %s", any_cgroup ? "no limit (memory.max, memory.high and "
+		ksync__psrc_desc(s, "%s", any_cgroup ? "no limit (memory.max, memory.high and "
 								    "memory.limit_in_bytes unlimited or absent)"
 								  : "no memory cgroup found");
 		goto out;
@@ -198,7 +195,7 @@ static int limit_open(struct ksync__psrc *s, const struct ksync__penv *env)
 	if ((r = poll_sample(s)) < 0)
 		goto out;
 	r = 0;
-	ksync__psrc_desc(s, "limit: ok: %s against %s, %s (polled)", p->shown, limit_file,
+	ksync__psrc_desc(s, "%s against %s, %s", p->shown, limit_file,
 			 bytes_text(a, sizeof(a), limit));
 out:
 	free(dir);
@@ -210,26 +207,26 @@ out:
 
 static int meminfo_open(struct ksync__psrc *s, const struct ksync__penv *env)
 {
-	struct poll_priv *p = priv_new(s, env, POLL_MEMINFO, "meminfo");
+	struct poll_priv *p = priv_new(s, env, POLL_MEMINFO);
 	int r;
 
 	if (!p)
 		return -ENOMEM;
 	if ((r = ksync__psrc_path(p->file, env, "/proc/meminfo")) < 0) {
-		ksync__psrc_desc(s, "meminfo: off: the root is too long");
+		ksync__psrc_desc(s, "the root is too long");
 		return r;
 	}
 	strcpy(p->shown, "/proc/meminfo");
 	s->polled = true;
 	if ((r = poll_sample(s)) < 0)
 		return r;
-	ksync__psrc_desc(s, "meminfo: ok: /proc/meminfo, MemTotal - MemAvailable against MemTotal (polled)");
+	ksync__psrc_desc(s, "/proc/meminfo, MemTotal - MemAvailable against MemTotal");
 	return 0;
 }
 
 static int budget_open(struct ksync__psrc *s, const struct ksync__penv *env)
 {
-	struct poll_priv *p = priv_new(s, env, POLL_BUDGET, "budget");
+	struct poll_priv *p = priv_new(s, env, POLL_BUDGET);
 	long page = sysconf(_SC_PAGESIZE);
 	char a[32];
 	int r;
@@ -237,20 +234,20 @@ static int budget_open(struct ksync__psrc *s, const struct ksync__penv *env)
 	if (!p)
 		return -ENOMEM;
 	if (env->cfg.budget_bytes == 0) { /* the monitor refuses it: never here */
-		ksync__psrc_desc(s, "budget: off: no budget (budget_bytes is 0)");
+		ksync__psrc_desc(s, "no budget (budget_bytes is 0)");
 		return -EINVAL;
 	}
 	p->page_size = page > 0 ? (uint64_t)page : 4096;
 	s->limit = env->cfg.budget_bytes;
 	if ((r = ksync__psrc_path(p->file, env, "/proc/self/statm")) < 0) {
-		ksync__psrc_desc(s, "budget: off: the root is too long");
+		ksync__psrc_desc(s, "the root is too long");
 		return r;
 	}
 	strcpy(p->shown, "/proc/self/statm");
 	s->polled = true;
 	if ((r = poll_sample(s)) < 0)
 		return r;
-	ksync__psrc_desc(s, "budget: ok: resident set (/proc/self/statm) against %s (polled)",
+	ksync__psrc_desc(s, "resident set (/proc/self/statm) against %s",
 			 bytes_text(a, sizeof(a), s->limit));
 	return 0;
 }
@@ -267,9 +264,9 @@ static int poll_sample(struct ksync__psrc *s)
 	if (n < 0) {
 		r = (int)n;
 		if (r == -ENOENT || r == -ENODEV)
-			ksync__psrc_desc(s, "%s: off: %s vanished (%s)", p->name, p->shown, strerror(-r));
+			ksync__psrc_desc(s, "%s vanished (%s)", p->shown, strerror(-r));
 		else
-			ksync__psrc_desc(s, "%s: off: cannot read %s: %s", p->name, p->shown, strerror(-r));
+			ksync__psrc_desc(s, "cannot read %s: %s", p->shown, strerror(-r));
 		s->status = r;
 		return r;
 	}
@@ -292,10 +289,10 @@ static int poll_sample(struct ksync__psrc *s)
 	}
 	if (r < 0) {
 		if (r == -ENOENT && p->kind == POLL_MEMINFO)
-			ksync__psrc_desc(s, "meminfo: off: no MemTotal or MemAvailable in /proc/meminfo "
+			ksync__psrc_desc(s, "no MemTotal or MemAvailable in /proc/meminfo "
 					    "(MemAvailable: Linux 3.14)");
 		else
-			ksync__psrc_desc(s, "%s: off: cannot parse %s", p->name, p->shown);
+			ksync__psrc_desc(s, "cannot parse %s", p->shown);
 		s->status = r;
 		return r;
 	}

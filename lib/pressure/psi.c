@@ -52,10 +52,10 @@ static const char *trigger_text(char *buf, size_t len, const struct ksync_pressu
 
 /*
  * psi_open() - one fd per level on @path (@shown: the path as the process
- * sees it, for the description), named @name.
+ * sees it, for the description).
  */
-static int psi_open(struct ksync__psrc *s, const struct ksync__penv *env, const char *name,
-		    const char *path, const char *shown)
+static int psi_open(struct ksync__psrc *s, const struct ksync__penv *env, const char *path,
+		    const char *shown)
 {
 	char levels[3][64], moved[96] = "";
 	int r;
@@ -68,13 +68,13 @@ static int psi_open(struct ksync__psrc *s, const struct ksync__penv *env, const 
 		if (fd < 0) {
 			r = -errno;
 			if (r == -ENOENT)
-				ksync__psrc_desc(s, "%s: off: no %s (kernel without PSI, or psi=0)", name, shown);
+				ksync__psrc_desc(s, "no %s (kernel without PSI, or psi=0)", shown);
 			else if (r == -EACCES || r == -EPERM)
-				ksync__psrc_desc(s, "%s: off: no permission to write a trigger to %s", name, shown);
+				ksync__psrc_desc(s, "no permission to write a trigger to %s", shown);
 			else if (r == -EOPNOTSUPP)
-				ksync__psrc_desc(s, "%s: off: PSI is disabled (%s: %s)", name, shown, strerror(-r));
+				ksync__psrc_desc(s, "PSI is disabled (%s: %s)", shown, strerror(-r));
 			else
-				ksync__psrc_desc(s, "%s: off: cannot open %s: %s", name, shown, strerror(-r));
+				ksync__psrc_desc(s, "cannot open %s: %s", shown, strerror(-r));
 			return r;
 		}
 		s->fd[s->nr_fds] = fd;
@@ -83,19 +83,19 @@ static int psi_open(struct ksync__psrc *s, const struct ksync__penv *env, const 
 		s->nr_fds++;
 		r = ksync__psrc_psi_arm(fd, env, &asked, &taken);
 		if (r == -EACCES || r == -EPERM) {
-			ksync__psrc_desc(s, "%s: off: no permission to write a trigger to %s (%s)", name, shown,
+			ksync__psrc_desc(s, "no permission to write a trigger to %s (%s)", shown,
 					 strerror(-r));
 			return r;
 		}
 		if (r == -EINVAL) {
 			char t[64];
 
-			ksync__psrc_desc(s, "%s: off: %s refused every window for %s (%s)", name, shown,
+			ksync__psrc_desc(s, "%s refused every window for %s (%s)", shown,
 					 level_names[level], trigger_text(t, sizeof(t), &asked));
 			return r;
 		}
 		if (r < 0) {
-			ksync__psrc_desc(s, "%s: off: cannot write a trigger to %s: %s", name, shown, strerror(-r));
+			ksync__psrc_desc(s, "cannot write a trigger to %s: %s", shown, strerror(-r));
 			return r;
 		}
 		trigger_text(levels[level - 1], sizeof(levels[0]), &taken);
@@ -107,7 +107,7 @@ static int psi_open(struct ksync__psrc *s, const struct ksync__penv *env, const 
 				 ksync__psrc_us(b, sizeof(b), taken.window_us));
 		}
 	}
-	ksync__psrc_desc(s, "%s: ok: %s, low %s, medium %s, critical %s%s", name, shown, levels[0], levels[1],
+	ksync__psrc_desc(s, "%s, low %s, medium %s, critical %s%s", shown, levels[0], levels[1],
 			 levels[2], moved);
 	return 0;
 }
@@ -119,17 +119,17 @@ static int psi_system_open(struct ksync__psrc *s, const struct ksync__penv *env)
 	int r;
 
 	if ((r = ksync__psrc_path(path, env, "/proc/pressure/memory")) < 0) {
-		ksync__psrc_desc(s, "psi-system: off: the root is too long");
+		ksync__psrc_desc(s, "the root is too long");
 		return r;
 	}
 	*strrchr(path, '/') = '\0';
 	if (stat(path, &st) < 0) {
 		r = -errno;
-		ksync__psrc_desc(s, "psi-system: off: no /proc/pressure (kernel without PSI, or psi=0)");
+		ksync__psrc_desc(s, "no /proc/pressure (kernel without PSI, or psi=0)");
 		return r;
 	}
 	path[strlen(path)] = '/'; /* back to .../proc/pressure/memory */
-	return psi_open(s, env, "psi-system", path, "/proc/pressure/memory");
+	return psi_open(s, env, path, "/proc/pressure/memory");
 }
 
 static int psi_cgroup_open(struct ksync__psrc *s, const struct ksync__penv *env)
@@ -139,46 +139,36 @@ static int psi_cgroup_open(struct ksync__psrc *s, const struct ksync__penv *env)
 
 	r = ksync__psrc_cgroup_v2_dir(env, dir, rel);
 	if (r == -ENOENT) {
-		ksync__psrc_desc(s, "psi-cgroup: off: no cgroup v2 directory (no \"0::\" line in "
+		ksync__psrc_desc(s, "no cgroup v2 directory (no \"0::\" line in "
 				    "/proc/self/cgroup, or no cgroup2 mount that shows it)");
 		return r;
 	}
 	if (r < 0) {
-		ksync__psrc_desc(s, "psi-cgroup: off: cannot find the cgroup v2 directory: %s", strerror(-r));
+		ksync__psrc_desc(s, "cannot find the cgroup v2 directory: %s", strerror(-r));
 		return r;
 	}
 	if (snprintf(path, sizeof(path), "%s/memory.pressure", dir) >= (int)sizeof(path) ||
 	    snprintf(shown, sizeof(shown), "%s/memory.pressure", rel) >= (int)sizeof(shown)) {
-		ksync__psrc_desc(s, "psi-cgroup: off: the cgroup path is too long");
+		ksync__psrc_desc(s, "the cgroup path is too long");
 		return -ENAMETOOLONG;
 	}
-	return psi_open(s, env, "psi-cgroup", path, shown);
+	return psi_open(s, env, path, shown);
 }
 
 /*
  * psi_ready() - POLLPRI: the fd's level. POLLERR/POLLHUP first: the file
  * went away (the cgroup was removed), the source is dead.
  */
-static int psi_ready(struct ksync__psrc *s, const char *name, int i, uint32_t revents)
+static int psi_ready(struct ksync__psrc *s, int i, uint32_t revents)
 {
 	if (revents & (EPOLLERR | EPOLLHUP)) {
-		ksync__psrc_desc(s, "%s: off: the PSI file went away (POLLERR: the cgroup was removed)", name);
+		ksync__psrc_desc(s, "the PSI file went away (POLLERR: the cgroup was removed)");
 		s->status = -ENODEV;
 		return -ENODEV;
 	}
 	if (revents & EPOLLPRI)
 		return s->fd_level[i];
 	return KSYNC_PRESSURE_NONE;
-}
-
-static int psi_cgroup_ready(struct ksync__psrc *s, int i, uint32_t revents)
-{
-	return psi_ready(s, "psi-cgroup", i, revents);
-}
-
-static int psi_system_ready(struct ksync__psrc *s, int i, uint32_t revents)
-{
-	return psi_ready(s, "psi-system", i, revents);
 }
 
 static void psi_close(struct ksync__psrc *s)
@@ -189,7 +179,7 @@ static void psi_close(struct ksync__psrc *s)
 const struct ksync__psrc_ops ksync__psrc_psi_cgroup_ops = {
 	.kind = KSYNC_PRESSURE_SRC_PSI_CGROUP,
 	.open = psi_cgroup_open,
-	.ready = psi_cgroup_ready,
+	.ready = psi_ready,
 	.sample = NULL,
 	.close = psi_close,
 };
@@ -197,7 +187,7 @@ const struct ksync__psrc_ops ksync__psrc_psi_cgroup_ops = {
 const struct ksync__psrc_ops ksync__psrc_psi_system_ops = {
 	.kind = KSYNC_PRESSURE_SRC_PSI_SYSTEM,
 	.open = psi_system_open,
-	.ready = psi_system_ready,
+	.ready = psi_ready,
 	.sample = NULL,
 	.close = psi_close,
 };

@@ -77,7 +77,7 @@ static int open_socket(struct ksync__psrc *s, const char *watch, const unsigned 
 	int fd, r;
 
 	if (strlen(watch) >= sizeof(sa.sun_path)) {
-		ksync__psrc_desc(s, "systemd: off: the socket path %s is too long", watch);
+		ksync__psrc_desc(s, "the socket path %s is too long", watch);
 		return -ENAMETOOLONG;
 	}
 	strcpy(sa.sun_path, watch);
@@ -85,22 +85,22 @@ static int open_socket(struct ksync__psrc *s, const char *watch, const unsigned 
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0) {
 		r = -errno;
-		ksync__psrc_desc(s, "systemd: off: socket(): %s", strerror(-r));
+		ksync__psrc_desc(s, "socket(): %s", strerror(-r));
 		return r;
 	}
 	s->fd[0] = fd;
 	s->nr_fds = 1;
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		r = -errno;
-		ksync__psrc_desc(s, "systemd: off: cannot connect to %s: %s", watch, strerror(-r));
+		ksync__psrc_desc(s, "cannot connect to %s: %s", watch, strerror(-r));
 		return r;
 	}
 	if (tlen && (r = write_all(fd, trig, tlen)) < 0) {
-		ksync__psrc_desc(s, "systemd: off: cannot write the trigger to %s: %s", watch, strerror(-r));
+		ksync__psrc_desc(s, "cannot write the trigger to %s: %s", watch, strerror(-r));
 		return r;
 	}
 	s->fd_events[0] = EPOLLIN;
-	ksync__psrc_desc(s, "systemd: ok: socket %s%s (one threshold: medium)", watch,
+	ksync__psrc_desc(s, "socket %s%s (one threshold: medium)", watch,
 			 tlen ? ", trigger written" : "");
 	return 0;
 }
@@ -111,7 +111,7 @@ static int open_fifo(struct ksync__psrc *s, struct systemd_priv *p, const char *
 
 	if (fd < 0) {
 		r = -errno;
-		ksync__psrc_desc(s, "systemd: off: cannot open the FIFO %s: %s", watch, strerror(-r));
+		ksync__psrc_desc(s, "cannot open the FIFO %s: %s", watch, strerror(-r));
 		return r;
 	}
 	s->fd[0] = fd;
@@ -120,11 +120,11 @@ static int open_fifo(struct ksync__psrc *s, struct systemd_priv *p, const char *
 	p->fifo_writer = open(watch, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
 	if (p->fifo_writer < 0) {
 		r = -errno;
-		ksync__psrc_desc(s, "systemd: off: cannot open the FIFO %s for writing: %s", watch, strerror(-r));
+		ksync__psrc_desc(s, "cannot open the FIFO %s for writing: %s", watch, strerror(-r));
 		return r;
 	}
 	s->fd_events[0] = EPOLLIN;
-	ksync__psrc_desc(s, "systemd: ok: FIFO %s (one threshold: medium)", watch);
+	ksync__psrc_desc(s, "FIFO %s (one threshold: medium)", watch);
 	return 0;
 }
 
@@ -139,9 +139,9 @@ static int open_psi(struct ksync__psrc *s, const struct ksync__penv *env, const 
 	if (fd < 0) {
 		r = -errno;
 		if (r == -EACCES || r == -EPERM)
-			ksync__psrc_desc(s, "systemd: off: no permission to write a trigger to %s", watch);
+			ksync__psrc_desc(s, "no permission to write a trigger to %s", watch);
 		else
-			ksync__psrc_desc(s, "systemd: off: cannot open %s: %s", watch, strerror(-r));
+			ksync__psrc_desc(s, "cannot open %s: %s", watch, strerror(-r));
 		return r;
 	}
 	s->fd[0] = fd;
@@ -158,20 +158,20 @@ static int open_psi(struct ksync__psrc *s, const struct ksync__penv *env, const 
 
 		r = n < 0 ? (int)n : 0;
 		if (r == 0) {
-			ksync__psrc_desc(s, "systemd: ok: %s, the unit's trigger written as is (one threshold: medium)",
+			ksync__psrc_desc(s, "%s, the unit's trigger written as is (one threshold: medium)",
 					 watch);
 			return 0;
 		}
 	}
 	if (r == -EACCES || r == -EPERM) {
-		ksync__psrc_desc(s, "systemd: off: no permission to write a trigger to %s", watch);
+		ksync__psrc_desc(s, "no permission to write a trigger to %s", watch);
 		return r;
 	}
 	if (r < 0) {
-		ksync__psrc_desc(s, "systemd: off: %s refused the trigger: %s", watch, strerror(-r));
+		ksync__psrc_desc(s, "%s refused the trigger: %s", watch, strerror(-r));
 		return r;
 	}
-	ksync__psrc_desc(s, "systemd: ok: %s, %s %s/%s%s (one threshold: medium)", watch,
+	ksync__psrc_desc(s, "%s, %s %s/%s%s (one threshold: medium)", watch,
 			 taken.full ? "full" : "some", ksync__psrc_us(a, sizeof(a), taken.stall_us),
 			 ksync__psrc_us(b, sizeof(b), taken.window_us),
 			 taken.window_us != asked.window_us ? " (the window asked for was refused)"
@@ -192,28 +192,28 @@ static int systemd_open(struct ksync__psrc *s, const struct ksync__penv *env)
 	s->priv = NULL;
 	s->fd_level[0] = KSYNC_PRESSURE_MEDIUM;
 	if (!watch || !watch[0]) {
-		ksync__psrc_desc(s, "systemd: off: not started by systemd with MemoryPressureWatch=");
+		ksync__psrc_desc(s, "not started by systemd with MemoryPressureWatch=");
 		return -ENOENT;
 	}
 	if (strcmp(watch, "/dev/null") == 0) {
-		ksync__psrc_desc(s, "systemd: off: disabled by the unit (MEMORY_PRESSURE_WATCH=/dev/null)");
+		ksync__psrc_desc(s, "disabled by the unit (MEMORY_PRESSURE_WATCH=/dev/null)");
 		return -ENOENT;
 	}
 	if (write64 && write64[0]) {
 		r = ksync_pressure_base64_decode(write64, strlen(write64), trig, sizeof(trig), &tlen);
 		if (r < 0) {
-			ksync__psrc_desc(s, "systemd: off: MEMORY_PRESSURE_WRITE is not %s",
+			ksync__psrc_desc(s, "MEMORY_PRESSURE_WRITE is not %s",
 					 r == -ENOSPC ? "a trigger (too long)" : "valid base64");
 			return -EINVAL;
 		}
 	}
 	if (stat(watch, &st) < 0) {
 		r = -errno;
-		ksync__psrc_desc(s, "systemd: off: MEMORY_PRESSURE_WATCH=%s: %s", watch, strerror(-r));
+		ksync__psrc_desc(s, "MEMORY_PRESSURE_WATCH=%s: %s", watch, strerror(-r));
 		return r;
 	}
 	if (!(p = malloc(sizeof(*p)))) {
-		ksync__psrc_desc(s, "systemd: off: out of memory");
+		ksync__psrc_desc(s, "out of memory");
 		return -ENOMEM;
 	}
 	p->fifo_writer = -1;
@@ -235,7 +235,7 @@ static int systemd_open(struct ksync__psrc *s, const struct ksync__penv *env)
 	while (tlen && trig[tlen - 1] == '\0')
 		tlen--;
 	if (tlen == sizeof(trig)) {
-		ksync__psrc_desc(s, "systemd: off: MEMORY_PRESSURE_WRITE is not a trigger (too long)");
+		ksync__psrc_desc(s, "MEMORY_PRESSURE_WRITE is not a trigger (too long)");
 		return -EINVAL;
 	}
 	trig[tlen] = '\0';
@@ -269,7 +269,7 @@ static int systemd_ready(struct ksync__psrc *s, int i, uint32_t revents)
 
 	if (p->kind == WATCH_PSI) {
 		if (revents & (EPOLLERR | EPOLLHUP)) {
-			ksync__psrc_desc(s, "systemd: off: the PSI file went away (POLLERR: the cgroup was removed)");
+			ksync__psrc_desc(s, "the PSI file went away (POLLERR: the cgroup was removed)");
 			s->status = -ENODEV;
 			return -ENODEV;
 		}
@@ -282,7 +282,7 @@ static int systemd_ready(struct ksync__psrc *s, int i, uint32_t revents)
 		return (revents & (EPOLLERR | EPOLLHUP)) && p->kind == WATCH_SOCKET ? -EPIPE : KSYNC_PRESSURE_NONE;
 	if (p->kind == WATCH_FIFO && n == 0)
 		return KSYNC_PRESSURE_NONE; /* cannot happen while we hold a writer */
-	ksync__psrc_desc(s, "systemd: off: socket closed (%s)", n == 0 ? "end of file" : strerror((int)-n));
+	ksync__psrc_desc(s, "socket closed (%s)", n == 0 ? "end of file" : strerror((int)-n));
 	s->status = -EPIPE;
 	return -EPIPE;
 }

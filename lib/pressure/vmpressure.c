@@ -46,14 +46,14 @@ static int vmp_open(struct ksync__psrc *s, const struct ksync__penv *env)
 	s->nr_fds = 0;
 	s->priv = NULL;
 	if (!(p = malloc(sizeof(*p)))) {
-		ksync__psrc_desc(s, "vmpressure: off: out of memory");
+		ksync__psrc_desc(s, "out of memory");
 		return -ENOMEM;
 	}
 	p->level_fd = -1;
 	s->priv = p;
 	r = ksync__psrc_cgroup_v1_memory_dir(env, p->dir, rel);
 	if (r < 0) {
-		ksync__psrc_desc(s, "vmpressure: off: no cgroup v1 memory controller%s%s",
+		ksync__psrc_desc(s, "no cgroup v1 memory controller%s%s",
 				 r == -ENOENT ? "" : ": ", r == -ENOENT ? "" : strerror(-r));
 		return r;
 	}
@@ -61,14 +61,14 @@ static int vmp_open(struct ksync__psrc *s, const struct ksync__penv *env)
 	p->level_fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (p->level_fd < 0) {
 		r = -errno;
-		ksync__psrc_desc(s, "vmpressure: off: cannot open %s/memory.pressure_level: %s", rel, strerror(-r));
+		ksync__psrc_desc(s, "cannot open %s/memory.pressure_level: %s", rel, strerror(-r));
 		return r;
 	}
 	snprintf(path, sizeof(path), "%s/cgroup.event_control", p->dir);
 	ctl = open(path, O_WRONLY | O_CLOEXEC);
 	if (ctl < 0) {
 		r = -errno;
-		ksync__psrc_desc(s, "vmpressure: off: cannot open %s/cgroup.event_control: %s", rel, strerror(-r));
+		ksync__psrc_desc(s, "cannot open %s/cgroup.event_control: %s", rel, strerror(-r));
 		return r;
 	}
 	for (int level = KSYNC_PRESSURE_LOW; level <= KSYNC_PRESSURE_CRITICAL; level++) {
@@ -77,7 +77,7 @@ static int vmp_open(struct ksync__psrc *s, const struct ksync__penv *env)
 
 		if (efd < 0) {
 			r = -errno;
-			ksync__psrc_desc(s, "vmpressure: off: eventfd(): %s", strerror(-r));
+			ksync__psrc_desc(s, "eventfd(): %s", strerror(-r));
 			close(ctl);
 			return r;
 		}
@@ -89,14 +89,14 @@ static int vmp_open(struct ksync__psrc *s, const struct ksync__penv *env)
 		errno = 0;
 		if (write(ctl, line, (size_t)n) != n) {
 			r = errno ? -errno : -EIO;
-			ksync__psrc_desc(s, "vmpressure: off: cannot register with %s/cgroup.event_control: %s", rel,
+			ksync__psrc_desc(s, "cannot register with %s/cgroup.event_control: %s", rel,
 					 strerror(-r));
 			close(ctl);
 			return r;
 		}
 	}
 	close(ctl);
-	ksync__psrc_desc(s, "vmpressure: ok: %s/memory.pressure_level, low, medium, critical", rel);
+	ksync__psrc_desc(s, "%s/memory.pressure_level, low, medium, critical", rel);
 	return 0;
 }
 
@@ -114,7 +114,7 @@ static int vmp_ready(struct ksync__psrc *s, int i, uint32_t revents)
 	if (n != (ssize_t)sizeof(count))
 		return KSYNC_PRESSURE_NONE; /* EAGAIN: nothing (another reader, a spurious wakeup) */
 	if (stat(p->dir, &st) < 0) {
-		ksync__psrc_desc(s, "vmpressure: off: the memory cgroup was removed");
+		ksync__psrc_desc(s, "the memory cgroup was removed");
 		s->status = -ENODEV;
 		return -ENODEV;
 	}
