@@ -114,8 +114,9 @@ struct ksync_pressure_trigger {
  * @limit_permille: usage per mille of the limit (or of the budget, or memory
  *         used per mille of MemTotal) at which the polled sources report each
  *         level (0: LOW 800, MEDIUM 900, CRITICAL 950)
- * @poll_ms: the polled sources' period per level, NONE..CRITICAL (0: 1000,
- *         100, 20, 5)
+ * @poll_ms: the polled sources' period per level, NONE..CRITICAL (0: 200,
+ *         50, 20, 5: a cache that grows by 64 MiB/s crosses the 5 % between
+ *         LOW and the limit of a 128 MiB group in 100 ms)
  * @min_interval_ms: least time between two rounds of one level (0: LOW 1000,
  *         MEDIUM 100, CRITICAL 10)
  * @hold_ms: how long a level stays up without events (0: 2000)

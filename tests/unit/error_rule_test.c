@@ -9,6 +9,7 @@
 #include <ksync/list_lru.h>
 #include <ksync/memgroup.h>
 #include <ksync/objcg.h>
+#include <ksync/pressure.h>
 #include <ksync/shrinker.h>
 #include <ksync/shrinker_debug.h>
 #include <ksync/shrinker_testing.h>
@@ -540,6 +541,130 @@ static void c_lru_destroy_items(struct seen *s)
 	KASSERT(ksync_list_lru_destroy(&lru) == 0);
 }
 
+/* The pressure monitor: a monitor of the test source on R, run in fd mode. */
+static struct ksync_pressure *test_monitor(void)
+{
+	struct ksync_pressure_config cfg = { .sources = KSYNC_PRESSURE_SRC(KSYNC_PRESSURE_SRC_TEST), .reg = R };
+	struct ksync_pressure *p = NULL;
+	KASSERT(ksync_pressure_create(&cfg, &p) == 0);
+	return p;
+}
+
+/* A bad config, made twice from the case's own line (one report per line). */
+#define BAD_CONFIG(s, ...)                                                     \
+	do {                                                                   \
+		struct ksync_pressure_config cfg_ = __VA_ARGS__;               \
+		struct ksync_pressure *p_ = NULL;                              \
+		if (!cfg_.reg)                                                 \
+			cfg_.reg = R;                                          \
+		TWICE_NUM(s, ksync_pressure_create(&cfg_, &p_));               \
+		KASSERT(p_ == NULL);                                           \
+	} while (0)
+
+static const struct ksync_pressure_trigger long_stall = { .stall_us = 3000000, .window_us = 2000000 };
+
+static void c_pr_bits(struct seen *s) { BAD_CONFIG(s, { .sources = 1u << 20 }); }
+static void c_pr_budget(struct seen *s) { BAD_CONFIG(s, { .sources = KSYNC_PRESSURE_SRC(KSYNC_PRESSURE_SRC_BUDGET) }); }
+static void c_pr_prio(struct seen *s) { BAD_CONFIG(s, { .priority = { [KSYNC_PRESSURE_LOW] = 13 } }); }
+static void c_pr_floor(struct seen *s) { BAD_CONFIG(s, { .priority = { [2] = 5 }, .floor = { [2] = 6 } }); }
+static void c_pr_trigger(struct seen *s) { BAD_CONFIG(s, { .trigger = { [KSYNC_PRESSURE_LOW] = long_stall } }); }
+static void c_pr_group(struct seen *s)
+{
+	struct ksync_shrinker_registry *other = ksync_shrinker_registry_create(1);
+	struct ksync_memgroup *g = ksync_shrinker_group_create(other, NULL);
+	BAD_CONFIG(s, { .group = g });
+	KASSERT(ksync_shrinker_group_destroy(g) == 0);
+	KASSERT(ksync_shrinker_registry_destroy(other) == 0);
+}
+
+/* A user callback of the monitor running a case (its own monitor's calls). */
+static struct seen *pcb_seen;
+static int pcb_case;
+
+static void pressure_cb(struct ksync_pressure *p, enum ksync_pressure_level level, void *arg)
+{
+	(void)level;
+	(void)arg;
+	switch (pcb_case) {
+	case 1: TWICE_NUM(pcb_seen, ksync_pressure_destroy(p)); break;
+	case 2: TWICE_NUM(pcb_seen, ksync_pressure_stop(p)); break;
+	case 3: TWICE_NUM(pcb_seen, ksync_pressure_dispatch(p)); break;
+	}
+	pcb_case = 0;
+}
+
+static void from_pressure_cb(struct seen *s, int c)
+{
+	struct ksync_pressure *p = test_monitor();
+	KASSERT(ksync_pressure_on_level(p, KSYNC_PRESSURE_LOW, pressure_cb, NULL) == 0);
+	pcb_seen = s;
+	pcb_case = c;
+	KASSERT(ksync_pressure_inject(p, KSYNC_PRESSURE_LOW) == 0);
+	KASSERT(ksync_pressure_dispatch(p) == 1);
+	KASSERT(pcb_case == 0); /* the callback ran the case */
+	KASSERT(ksync_pressure_destroy(p) == 0);
+}
+static void c_pr_destroy_cb(struct seen *s) { from_pressure_cb(s, 1); }
+static void c_pr_stop_cb(struct seen *s) { from_pressure_cb(s, 2); }
+static void c_pr_dispatch_cb(struct seen *s) { from_pressure_cb(s, 3); }
+
+/* Case @c with the helper thread running. */
+static void with_thread(struct seen *s, int c)
+{
+	struct ksync_pressure *p = test_monitor();
+	KASSERT(ksync_pressure_start(p) == 0);
+	switch (c) {
+	case 1: TWICE_NUM(s, ksync_pressure_start(p)); break;
+	case 2: TWICE_NUM(s, ksync_pressure_fd(p)); break;
+	case 3: TWICE_NUM(s, ksync_pressure_dispatch(p)); break;
+	}
+	KASSERT(ksync_pressure_stop(p) == 0);
+	KASSERT(ksync_pressure_destroy(p) == 0);
+}
+static void c_pr_start_twice(struct seen *s) { with_thread(s, 1); }
+static void c_pr_fd_thread(struct seen *s) { with_thread(s, 2); }
+static void c_pr_dispatch_thread(struct seen *s) { with_thread(s, 3); }
+
+static void c_pr_start_fd(struct seen *s)
+{
+	struct ksync_pressure *p = test_monitor();
+	KASSERT(ksync_pressure_fd(p) >= 0);
+	TWICE_NUM(s, ksync_pressure_start(p));
+	KASSERT(ksync_pressure_destroy(p) == 0);
+}
+
+static void c_pr_stop_idle(struct seen *s)
+{
+	struct ksync_pressure *p = test_monitor();
+	TWICE_NUM(s, ksync_pressure_stop(p));
+	KASSERT(ksync_pressure_destroy(p) == 0);
+}
+
+static void c_pr_on_level(struct seen *s)
+{
+	struct ksync_pressure *p = test_monitor();
+	TWICE_NUM(s, ksync_pressure_on_level(p, KSYNC_PRESSURE_NONE, pressure_cb, NULL));
+	KASSERT(ksync_pressure_destroy(p) == 0);
+}
+
+static void c_pr_inject_nosrc(struct seen *s)
+{
+	struct ksync_pressure_config cfg = { .sources = KSYNC_PRESSURE_SRC(KSYNC_PRESSURE_SRC_MEMINFO),
+					     .reg = R, .root = "/nonexistent" };
+	struct ksync_pressure *p = NULL;
+	KASSERT(ksync_pressure_create(&cfg, &p) == 0);
+	TWICE_NUM(s, ksync_pressure_inject(p, KSYNC_PRESSURE_LOW));
+	KASSERT(ksync_pressure_destroy(p) == 0);
+}
+
+static void c_pr_inject_level(struct seen *s)
+{
+	struct ksync_pressure *p = test_monitor();
+	TWICE_NUM(s, ksync_pressure_inject(p, (enum ksync_pressure_level)4));
+	KASSERT(ksync_pressure_dispatch(p) == 0); /* nothing was counted */
+	KASSERT(ksync_pressure_destroy(p) == 0);
+}
+
 static const struct row_case {
 	const char *call, *condition;
 	void (*run)(struct seen *);
@@ -598,6 +723,23 @@ static const struct row_case {
 	{ "ksync_list_lru_add", "a group of another set", c_lru_add_foreign, 0, 0 },
 	{ "ksync_list_lru_count_one", "bad nid", c_lru_count_nid, 0, 0 },
 	{ "ksync_list_lru_destroy", "items remain on the lists", c_lru_destroy_items, 0, 0 },
+	{ "ksync_pressure_create", "unknown source bits", c_pr_bits, 0, 0 },
+	{ "ksync_pressure_create", "SRC_BUDGET without budget_bytes", c_pr_budget, 0, 0 },
+	{ "ksync_pressure_create", "a priority outside 0..12", c_pr_prio, 0, 0 },
+	{ "ksync_pressure_create", "a floor above its priority", c_pr_floor, 0, 0 },
+	{ "ksync_pressure_create", "a trigger whose stall is longer than its window", c_pr_trigger, 0, 0 },
+	{ "ksync_pressure_create", "a group of another set than the registry's", c_pr_group, 0, 0 },
+	{ "ksync_pressure_destroy", "from the monitor's own callback", c_pr_destroy_cb, 0, 0 },
+	{ "ksync_pressure_start", "its helper thread runs already", c_pr_start_twice, 0, 0 },
+	{ "ksync_pressure_start", "the fd mode is in use (ksync_pressure_fd or _dispatch called)", c_pr_start_fd, 0, 0 },
+	{ "ksync_pressure_stop", "the helper thread does not run", c_pr_stop_idle, 0, 0 },
+	{ "ksync_pressure_stop", "from the monitor's own callback", c_pr_stop_cb, 0, 0 },
+	{ "ksync_pressure_fd", "the helper thread runs", c_pr_fd_thread, 0, 0 },
+	{ "ksync_pressure_dispatch", "the helper thread runs", c_pr_dispatch_thread, 0, 0 },
+	{ "ksync_pressure_dispatch", "from the monitor's own callback", c_pr_dispatch_cb, 0, 0 },
+	{ "ksync_pressure_on_level", "a level outside LOW..CRITICAL", c_pr_on_level, 0, 0 },
+	{ "ksync_pressure_inject", "the monitor has no test source", c_pr_inject_nosrc, 0, 0 },
+	{ "ksync_pressure_inject", "a level outside LOW..CRITICAL", c_pr_inject_level, 0, 0 },
 };
 #define NR_CASES (sizeof(cases) / sizeof(cases[0]))
 
