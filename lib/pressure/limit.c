@@ -13,7 +13,8 @@
  *    limit. cgroup v2 first: the lowest memory.max or memory.high of the
  *    process's directory and its ancestors (a parent's limit binds its
  *    children), measured by that directory's memory.current; else cgroup
- *    v1: memory.usage_in_bytes against memory.limit_in_bytes. No limit
+ *    v1: the lowest memory.limit_in_bytes the same way, measured by that
+ *    directory's memory.usage_in_bytes. No limit
  *    anywhere (only "max", v1's huge unlimited value): off, "no limit";
  *  - %KSYNC_PRESSURE_SRC_MEMINFO: memory used (MemTotal - MemAvailable)
  *    against MemTotal, from /proc/meminfo;
@@ -92,12 +93,16 @@ static int read_value(const char *path, uint64_t *v)
 }
 
 /* The lesser of @dir's memory.max and memory.high (-ENOENT: neither file). */
-static int v2_limit(const char *dir, uint64_t *limit)
+static int dir_limit(const char *dir, bool v2, uint64_t *limit)
 {
-	char path[KSYNC__PATH_MAX + 16];
+	char path[KSYNC__PATH_MAX + 32];
 	uint64_t max, high;
 	int rm, rh;
 
+	if (!v2) { /* v1: one file */
+		snprintf(path, sizeof(path), "%s/memory.limit_in_bytes", dir);
+		return read_value(path, limit);
+	}
 	snprintf(path, sizeof(path), "%s/memory.max", dir);
 	rm = read_value(path, &max);
 	snprintf(path, sizeof(path), "%s/memory.high", dir);
@@ -113,12 +118,16 @@ static int v2_limit(const char *dir, uint64_t *limit)
 }
 
 /*
- * The tightest v2 limit of @dir and its ancestors (up to the first without
- * the files: the hierarchy's root has none), and which directory has it.
- * Return: 1 found (@best, @best_rel, *@limit), 0 none, or -errno.
+ * find_tightest() - the tightest limit of @dir and its ancestors (v2: the
+ * lower of memory.max and memory.high; v1: memory.limit_in_bytes), up to
+ * the first directory without the files (above the hierarchy's mount; the
+ * v2 root has none), and which directory has it. A parent's limit binds
+ * its children in both versions (v1 is hierarchical on every kernel that
+ * has PSI's neighbours). @dir and @rel are cut down on the way.
+ * Return: 1 found (@best, @best_rel, *@limit), 0 none.
  */
-static int v2_find(const struct ksync__penv *env, char *dir, char *rel, char *best, char *best_rel,
-		   uint64_t *limit)
+static int find_tightest(const struct ksync__penv *env, bool v2, char *dir, char *rel, char *best,
+			 char *best_rel, uint64_t *limit)
 {
 	size_t root_len = strlen(env->cfg.root ? env->cfg.root : "");
 	int found = 0;
@@ -128,7 +137,7 @@ static int v2_find(const struct ksync__penv *env, char *dir, char *rel, char *be
 		uint64_t l;
 		char *slash;
 
-		if (v2_limit(dir, &l) < 0)
+		if (dir_limit(dir, v2, &l) < 0)
 			break;
 		if (l < *limit) {
 			*limit = l;
@@ -166,20 +175,17 @@ static int limit_open(struct ksync__psrc *s, const struct ksync__penv *env)
 	}
 	if (ksync__psrc_cgroup_v2_dir(env, dir, rel) == 0) {
 		any_cgroup = true;
-		if (v2_find(env, dir, rel, best, best_rel, &limit) > 0) {
+		if (find_tightest(env, true, dir, rel, best, best_rel, &limit) > 0) {
 			snprintf(p->file, sizeof(p->file), "%s/memory.current", best);
 			snprintf(p->shown, sizeof(p->shown), "%s/memory.current", best_rel);
 			limit_file = "the lower of memory.max and memory.high";
 		}
 	}
 	if (!limit_file && ksync__psrc_cgroup_v1_memory_dir(env, dir, rel) == 0) {
-		char path[KSYNC__PATH_MAX + 32];
-
 		any_cgroup = true;
-		snprintf(path, sizeof(path), "%s/memory.limit_in_bytes", dir);
-		if (read_value(path, &limit) == 0 && limit != KSYNC_PRESSURE_UNLIMITED) {
-			snprintf(p->file, sizeof(p->file), "%s/memory.usage_in_bytes", dir);
-			snprintf(p->shown, sizeof(p->shown), "%s/memory.usage_in_bytes", rel);
+		if (find_tightest(env, false, dir, rel, best, best_rel, &limit) > 0) {
+			snprintf(p->file, sizeof(p->file), "%s/memory.usage_in_bytes", best);
+			snprintf(p->shown, sizeof(p->shown), "%s/memory.usage_in_bytes", best_rel);
 			limit_file = "memory.limit_in_bytes";
 		}
 	}

@@ -852,6 +852,17 @@ KTEST(limit_v2_v1_hybrid)
 	KCHECK(strstr(s.desc, "1 GiB"));
 	KCHECK_EQ(s.ops->sample(&s), KSYNC_PRESSURE_MEDIUM);
 	src_close(&s);
+	/* A v1 parent's limit binds the group (hierarchical): measured at the parent. */
+	put("/sys/fs/cgroup/memory/grp/job/memory.limit_in_bytes", "9223372036854771712\n");
+	put("/sys/fs/cgroup/memory/grp/memory.limit_in_bytes", "1000000\n");
+	put("/sys/fs/cgroup/memory/grp/memory.usage_in_bytes", "960000\n");
+	put("/sys/fs/cgroup/memory/memory.limit_in_bytes", "9223372036854771712\n");
+	KCHECK_EQ(src_open(&s, KSYNC_PRESSURE_SRC_LIMIT), 0);
+	KCHECK_EQ(s.limit, 1000000);
+	KCHECK(strstr(s.desc, "/sys/fs/cgroup/memory/grp/memory.usage_in_bytes against"));
+	KCHECK_EQ(s.ops->sample(&s), KSYNC_PRESSURE_CRITICAL);
+	src_close(&s);
+	del("/sys/fs/cgroup/memory/grp/memory.limit_in_bytes");
 	/* v1 unlimited (as on the test machines). */
 	put("/sys/fs/cgroup/memory/grp/job/memory.limit_in_bytes", "9223372036854771712\n");
 	KCHECK_EQ(src_open(&s, KSYNC_PRESSURE_SRC_LIMIT), -ENOENT);
