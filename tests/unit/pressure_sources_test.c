@@ -987,11 +987,11 @@ KTEST(real_psi_sources)
 	/* A 1 s window: taken where the kernel allows it, else the nearest it takes (here: 2 s). */
 	for (int l = KSYNC_PRESSURE_LOW; l <= KSYNC_PRESSURE_CRITICAL; l++)
 		env.cfg.trigger[l] = (struct ksync_pressure_trigger){ l == KSYNC_PRESSURE_CRITICAL, 50000, 1000000 };
-	{
+	for (int k = KSYNC_PRESSURE_SRC_PSI_CGROUP; k <= KSYNC_PRESSURE_SRC_PSI_SYSTEM; k++) {
 		struct ksync__psrc s;
-		int r = src_open(&s, KSYNC_PRESSURE_SRC_PSI_SYSTEM);
+		int r = src_open(&s, (enum ksync_pressure_source)k);
 
-		printf("  real psi-system, 1 s asked: %s: %s\n", r ? "off" : "ok", s.desc);
+		printf("  real %s, 1 s asked: %s: %s\n", kind_names[k], r ? "off" : "ok", s.desc);
 		KCHECK(r != -EINVAL);
 		src_close(&s);
 	}
