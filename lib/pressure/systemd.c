@@ -242,7 +242,11 @@ static int systemd_open(struct ksync__psrc *s, const struct ksync__penv *env)
 	return open_psi(s, env, watch, trig, tlen);
 }
 
-/* Read everything there is. Return: >0 something read, 0 end of file, -errno (-EAGAIN: nothing). */
+/*
+ * Read everything there is, up to 64 KiB a call (a peer that floods us gets
+ * the rest read at the next readiness, not an endless loop here).
+ * Return: >0 something read, 0 end of file, -errno (-EAGAIN: nothing).
+ */
 static ssize_t drain(int fd)
 {
 	char buf[256];
@@ -254,6 +258,8 @@ static ssize_t drain(int fd)
 			continue;
 		if (n > 0) {
 			total += n;
+			if (total >= 65536)
+				return total;
 			continue;
 		}
 		if (n == 0)
