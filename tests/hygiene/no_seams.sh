@@ -2,15 +2,16 @@
 # A production configuration compiles the test seams out (label hygiene):
 # configure ksync with -DKSYNC_SEAMS=OFF, build the compiled modules, and
 # check with nm that no seam symbol is left in them (the yield hooks of
-# <ksync/*_testing.h>); also that a plant switch given on the command line
-# changes nothing there (KSYNC_PLANT() reads 0 without seams).
+# <ksync/*_testing.h>, the pressure sources' trigger hook); also that a plant
+# switch given on the command line changes nothing there (KSYNC_PLANT() reads
+# 0 without seams).
 #   usage: no_seams.sh <source dir> <scratch build dir>
 set -u
 src=${1:?usage: no_seams.sh SOURCE_DIR BUILD_DIR}
 bld=${2:?usage: no_seams.sh SOURCE_DIR BUILD_DIR}
 pass=0 fail=0
 gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
-seam_re='yield_hook|yield_arg|set_yield_hook'
+seam_re='yield_hook|yield_arg|set_yield_hook|pressure_write_hook|pressure_write_arg|set_write_hook'
 build() { # dir, extra cmake args...
 	local d=$1; shift
 	cmake -S "$src" -B "$d" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DKSYNC_SEAMS=OFF -DKSYNC_BUILD_TESTS=OFF \

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * lib/pressure/vmpressure.c - cgroup v1's vmpressure notifications
+ * (%KSYNC_PRESSURE_SRC_VMPRESSURE), for hosts whose memory controller is
+ * still bound to v1.
+ *
+ * Theory of operation. The v1 memory controller rates each reclaim pass of
+ * a group by its scanned:reclaimed ratio and signals the eventfds that
+ * registered for the level reached (low, medium, critical). A registration
+ * is one write to the group's cgroup.event_control: "<eventfd>
+ * <fd of memory.pressure_level> <level>". So the source opens
+ * memory.pressure_level once (kept open: the registration holds it), makes
+ * one eventfd per level, registers each, and waits for EPOLLIN on the
+ * eventfds; ready() reads the eventfd's counter (clearing it) and returns
+ * the eventfd's level.
+ *
+ * A group that is removed signals its eventfds once more as it drops the
+ * registrations: ready() therefore checks that the group's directory still
+ * exists before it believes an event, and reports -ENODEV when it does not.
+ */
+#define _GNU_SOURCE
+#include "sources.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct vmp_priv {
+	int level_fd; /* memory.pressure_level */
+	char dir[KSYNC__PATH_MAX];
+};
+
+static int vmp_open(struct ksync__psrc *s, const struct ksync__penv *env)
+{
+	static const char *const names[KSYNC_PRESSURE_NR_LEVELS] = { NULL, "low", "medium", "critical" };
+	char path[KSYNC__PATH_MAX + 32], rel[KSYNC__PATH_MAX];
+	struct vmp_priv *p;
+	int ctl, r;
+
+	s->nr_fds = 0;
+	s->priv = NULL;
+	if (!(p = malloc(sizeof(*p)))) {
+		ksync__psrc_desc(s, "out of memory");
+		return -ENOMEM;
+	}
+	p->level_fd = -1;
+	s->priv = p;
+	r = ksync__psrc_cgroup_v1_memory_dir(env, p->dir, rel);
+	if (r < 0) {
+		ksync__psrc_desc(s, "no cgroup v1 memory controller%s%s",
+				 r == -ENOENT ? "" : ": ", r == -ENOENT ? "" : strerror(-r));
+		return r;
+	}
+	snprintf(path, sizeof(path), "%s/memory.pressure_level", p->dir);
+	p->level_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (p->level_fd < 0) {
+		r = -errno;
+		ksync__psrc_desc(s, "cannot open %s/memory.pressure_level: %s", rel, strerror(-r));
+		return r;
+	}
+	snprintf(path, sizeof(path), "%s/cgroup.event_control", p->dir);
+	ctl = open(path, O_WRONLY | O_CLOEXEC);
+	if (ctl < 0) {
+		r = -errno;
+		ksync__psrc_desc(s, "cannot open %s/cgroup.event_control: %s", rel, strerror(-r));
+		return r;
+	}
+	for (int level = KSYNC_PRESSURE_LOW; level <= KSYNC_PRESSURE_CRITICAL; level++) {
+		int efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC), n;
+		char line[64];
+
+		if (efd < 0) {
+			r = -errno;
+			ksync__psrc_desc(s, "eventfd(): %s", strerror(-r));
+			close(ctl);
+			return r;
+		}
+		s->fd[s->nr_fds] = efd;
+		s->fd_events[s->nr_fds] = EPOLLIN;
+		s->fd_level[s->nr_fds] = level;
+		s->nr_fds++;
+		n = snprintf(line, sizeof(line), "%d %d %s\n", efd, p->level_fd, names[level]);
+		errno = 0;
+		if (write(ctl, line, (size_t)n) != n) {
+			r = errno ? -errno : -EIO;
+			ksync__psrc_desc(s, "cannot register with %s/cgroup.event_control: %s", rel,
+					 strerror(-r));
+			close(ctl);
+			return r;
+		}
+	}
+	close(ctl);
+	ksync__psrc_desc(s, "%s/memory.pressure_level, low, medium, critical", rel);
+	return 0;
+}
+
+static int vmp_ready(struct ksync__psrc *s, int i, uint32_t revents)
+{
+	struct vmp_priv *p = s->priv;
+	struct stat st;
+	uint64_t count;
+	ssize_t n;
+
+	(void)revents;
+	do
+		n = read(s->fd[i], &count, sizeof(count));
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(count))
+		return KSYNC_PRESSURE_NONE; /* EAGAIN: nothing (another reader, a spurious wakeup) */
+	if (stat(p->dir, &st) < 0) {
+		ksync__psrc_desc(s, "the memory cgroup was removed");
+		s->status = -ENODEV;
+		return -ENODEV;
+	}
+	return s->fd_level[i];
+}
+
+static void vmp_close(struct ksync__psrc *s)
+{
+	struct vmp_priv *p = s->priv;
+
+	ksync__psrc_close_fds(s);
+	if (p) {
+		if (p->level_fd >= 0)
+			close(p->level_fd);
+		free(p);
+		s->priv = NULL;
+	}
+}
+
+const struct ksync__psrc_ops ksync__psrc_vmpressure_ops = {
+	.kind = KSYNC_PRESSURE_SRC_VMPRESSURE,
+	.open = vmp_open,
+	.ready = vmp_ready,
+	.sample = NULL,
+	.close = vmp_close,
+};

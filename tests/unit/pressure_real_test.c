@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * pressure_real_test.c - ksync::pressure against the kernel's real interfaces.
+ *
+ * As root, the test makes a memory cgroup of its own (v1 memory.limit_in_bytes
+ * where the memory controller is on v1, else v2 memory.max), and a v2 group
+ * for the child's own PSI file where a v2 tree exists; it forks a child into
+ * them. The child runs a monitor with AUTO sources on a registry of its own,
+ * whose one shrinker owns a "cache" of 64 KiB mmap'd chunks (munmap on scan:
+ * the memory really goes back). The child then allocates chunk after chunk,
+ * three times the limit in all, a chunk every 2 ms: without the shrinker
+ * the group would hit its limit and, with no swap, the kernel would OOM-kill
+ * the child. The test passes when the child was not killed, at least one
+ * event came from a source of the kernel (not the test source) and the
+ * shrinker was called by the monitor (ksync_pressure_event_time() non-zero
+ * inside scan_objects). What fired is printed, with the monitor's
+ * description.
+ *
+ * Skips (exit 77, saying why): not root, no memory controller to make a
+ * group in, a sanitizer build (ASan's shadow memory counts against the
+ * limit), or a group the kernel would not let us create.
+ */
+#define _GNU_SOURCE
+#include <ksync/pressure.h>
+#include <ksync/shrinker.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SKIP 77
+#define CHUNK (64u << 10)
+#define LIMIT (64ull << 20)
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+
+static char v2_dir[512], mem_dir[512];
+static int mem_v2; /* mem_dir is a v2 group (memory.max) */
+
+static int write_file(const char *dir, const char *name, const char *text)
+{
+	char path[1024];
+	int fd, ok;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+	ok = ok ? 0 : -errno;
+	close(fd);
+	return ok;
+}
+
+static long long read_num(const char *dir, const char *name, const char *key)
+{
+	char path[1024], buf[4096];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	if (!key)
+		return atoll(buf);
+	for (char *l = buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (!strncmp(l, key, strlen(key)) && l[strlen(key)] == ' ')
+			return atoll(l + strlen(key) + 1);
+	return -1;
+}
+
+/* Mount points of the v1 memory hierarchy and of the v2 tree, from /proc/self/mounts. */
+static void find_mounts(char *v1, char *v2, size_t len)
+{
+	char dev[256], dir[512], type[64], opts[512];
+	FILE *f = fopen("/proc/self/mounts", "re");
+
+	v1[0] = v2[0] = 0;
+	if (!f)
+		return;
+	while (fscanf(f, "%255s %511s %63s %511s %*d %*d", dev, dir, type, opts) == 4) {
+		if (!strcmp(type, "cgroup2") && !v2[0])
+			snprintf(v2, len, "%s", dir);
+		if (!strcmp(type, "cgroup") && !v1[0]) {
+			for (char *o = strtok(opts, ","); o; o = strtok(NULL, ","))
+				if (!strcmp(o, "memory"))
+					snprintf(v1, len, "%s", dir);
+		}
+	}
+	fclose(f);
+}
+
+/* ---- the child: a cache of chunks, a shrinker, a monitor ---- */
+
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static void **chunks;
+static size_t nr_chunks, cap_chunks;
+static unsigned long scans_by_monitor, freed_total;
+
+static unsigned long cache_count(struct ksync_shrinker *s, struct ksync_shrink_control *sc)
+{
+	(void)s;
+	(void)sc;
+	pthread_mutex_lock(&cache_lock);
+	unsigned long n = nr_chunks;
+	pthread_mutex_unlock(&cache_lock);
+	return n;
+}
+
+static unsigned long cache_scan(struct ksync_shrinker *s, struct ksync_shrink_control *sc)
+{
+	unsigned long freed = 0;
+
+	(void)s;
+	pthread_mutex_lock(&cache_lock);
+	if (ksync_pressure_event_time())
+		scans_by_monitor++;
+	while (freed < sc->nr_to_scan && nr_chunks) {
+		munmap(chunks[--nr_chunks], CHUNK);
+		freed++;
+	}
+	freed_total += freed;
+	pthread_mutex_unlock(&cache_lock);
+	return freed;
+}
+
+static int child_main(void)
+{
+	struct ksync_shrinker_registry *reg = ksync_shrinker_registry_create(1);
+	struct ksync_pressure_config cfg = { 0 };
+	struct ksync_pressure_stats st;
+	struct ksync_pressure *p = NULL;
+	struct ksync_shrinker *s;
+	char desc[2048];
+	uint64_t kernel_events = 0;
+	size_t total = 0;
+
+	if (!reg)
+		return 2;
+	s = ksync_shrinker_alloc(reg, 0, "real-cache");
+	if (!s)
+		return 2;
+	s->count_objects = cache_count;
+	s->scan_objects = cache_scan;
+	s->seeks = KSYNC_DEFAULT_SEEKS;
+	if (ksync_shrinker_register(s))
+		return 2;
+	cfg.reg = reg;
+	if (ksync_pressure_create(&cfg, &p))
+		return 2;
+	ksync_pressure_describe(p, desc, sizeof(desc));
+	printf("child: monitor sources:\n%s", desc);
+	fflush(stdout);
+	if (ksync_pressure_start(p))
+		return 2;
+
+	/* Three times the limit, a chunk every 2 ms (32 MiB/s). */
+	while (total < 3 * LIMIT) {
+		void *c = mmap(NULL, CHUNK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		struct timespec ms = { 0, 2000000 };
+
+		if (c == MAP_FAILED)
+			return 3;
+		memset(c, 0x5a, CHUNK);
+		pthread_mutex_lock(&cache_lock);
+		if (nr_chunks == cap_chunks) {
+			size_t ncap = cap_chunks ? 2 * cap_chunks : 1024;
+			void **n = realloc(chunks, ncap * sizeof(*n));
+			if (!n)
+				return 3;
+			chunks = n;
+			cap_chunks = ncap;
+		}
+		chunks[nr_chunks++] = c;
+		pthread_mutex_unlock(&cache_lock);
+		total += CHUNK;
+		nanosleep(&ms, NULL);
+	}
+	ksync_pressure_stop(p);
+	ksync_pressure_get_stats(p, &st);
+	for (int i = 0; i < KSYNC_PRESSURE_NR_SOURCES; i++) {
+		if (st.source_events[i])
+			printf("child: %s: %llu events, %llu scans, %llu freed\n",
+			       ksync_pressure_source_name(i), (unsigned long long)st.source_events[i],
+			       (unsigned long long)st.source_scans[i], (unsigned long long)st.source_freed[i]);
+		if (i != KSYNC_PRESSURE_SRC_TEST)
+			kernel_events += st.source_events[i];
+	}
+	printf("child: allocated %zu MiB in all, %lu chunks freed, %lu scans by the monitor, "
+	       "latency p99 %.3f ms\n",
+	       total >> 20, freed_total, scans_by_monitor, st.latency_ns_p99 / 1e6);
+	ksync_pressure_destroy(p);
+	if (!kernel_events) {
+		printf("child: FAIL: no event from a source of the kernel\n");
+		return 1;
+	}
+	if (!scans_by_monitor) {
+		printf("child: FAIL: the monitor never called the shrinker\n");
+		return 1;
+	}
+	return 0;
+}
+
+static void remove_groups(void)
+{
+	if (mem_dir[0])
+		rmdir(mem_dir);
+	if (v2_dir[0] && strcmp(v2_dir, mem_dir))
+		rmdir(v2_dir);
+}
+
+int main(void)
+{
+	char v1[512], v2[512], pid_text[32], lim[32];
+	int status;
+	pid_t pid;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+#ifdef SANITIZED
+	printf("SKIP: a sanitizer build (its shadow memory would count against the group's limit)\n");
+	return SKIP;
+#endif
+	if (geteuid() != 0) {
+		printf("SKIP: not root: cannot make a memory cgroup\n");
+		return SKIP;
+	}
+	find_mounts(v1, v2, sizeof(v1));
+	if (v1[0]) {
+		snprintf(mem_dir, sizeof(mem_dir), "%s/ksync-pressure-real-%d", v1, (int)getpid());
+		snprintf(lim, sizeof(lim), "%llu", LIMIT);
+		if (mkdir(mem_dir, 0755) || write_file(mem_dir, "memory.limit_in_bytes", lim)) {
+			printf("SKIP: cannot make a v1 memory group at %s: %s\n", mem_dir, strerror(errno));
+			remove_groups();
+			return SKIP;
+		}
+	}
+	if (v2[0]) {
+		snprintf(v2_dir, sizeof(v2_dir), "%s/ksync-pressure-real-%d", v2, (int)getpid());
+		if (mkdir(v2_dir, 0755)) {
+			v2_dir[0] = 0;
+		} else if (!v1[0]) {
+			snprintf(lim, sizeof(lim), "%llu", LIMIT);
+			if (write_file(v2_dir, "memory.max", lim)) {
+				printf("SKIP: no memory controller in the v2 group %s\n", v2_dir);
+				remove_groups();
+				return SKIP;
+			}
+			snprintf(mem_dir, sizeof(mem_dir), "%s", v2_dir);
+			mem_v2 = 1;
+		}
+	}
+	if (!mem_dir[0]) {
+		printf("SKIP: no memory controller mounted (v1 or v2)\n");
+		remove_groups();
+		return SKIP;
+	}
+	printf("memory group %s (%s), limit %llu MiB; PSI group %s\n", mem_dir, mem_v2 ? "v2" : "v1",
+	       LIMIT >> 20, v2_dir[0] ? v2_dir : "(none)");
+
+	pid = fork();
+	if (pid < 0)
+		return 1;
+	if (pid == 0) {
+		snprintf(pid_text, sizeof(pid_text), "%d", (int)getpid());
+		if (write_file(mem_dir, "cgroup.procs", pid_text) ||
+		    (v2_dir[0] && !mem_v2 && write_file(v2_dir, "cgroup.procs", pid_text)))
+			_exit(4);
+		_exit(child_main());
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	long long failcnt = mem_v2 ? read_num(mem_dir, "memory.events", "max")
+				   : read_num(mem_dir, "memory.failcnt", NULL);
+	long long peak = mem_v2 ? read_num(mem_dir, "memory.peak", NULL)
+				: read_num(mem_dir, "memory.max_usage_in_bytes", NULL);
+	printf("group: peak usage %lld KiB, limit hits %lld\n", peak >> 10, failcnt);
+	remove_groups();
+	if (WIFSIGNALED(status)) {
+		printf("FAIL: the child was killed by signal %d%s\n", WTERMSIG(status),
+		       WTERMSIG(status) == SIGKILL ? " (the OOM killer: reclaim came too late)" : "");
+		return 1;
+	}
+	if (WEXITSTATUS(status) == 4) {
+		printf("SKIP: could not move the child into the group\n");
+		return SKIP;
+	}
+	if (WEXITSTATUS(status)) {
+		printf("FAIL: child exit %d\n", WEXITSTATUS(status));
+		return 1;
+	}
+	printf("1 passed, 0 failed\n");
+	return 0;
+}
