@@ -21,19 +21,23 @@
  * gets before the limit; they are there for what a real host adds (page
  * cache, swap).
  *
- * The configuration, and why not the defaults (levels at 800 / 900 / 950
- * per mille, polls of 200 / 50 / 20 / 5 ms, rounds 1000 / 100 / 10 ms
- * apart, priorities 12..10 / 10..6 / 7..0): a cache that serves 50 k
- * requests/s with 15 % misses of 32 KiB grows by some 250 MB/s when nothing
- * stops it, and a batch job beside it adds 128 MB/s; rounds that go down
- * to priority 0 (a level that stays up starts each round one lower, so
- * within a few rounds it scans twice what is freeable) throw the whole
- * cache away each time. Levels at 850 / 920 / 960 per mille, polls of
- * 10 / 5 / 2 / 1 ms, rounds at least 100 / 10 / 5 ms apart and priorities
- * 12..10 / 10..7 / 8..4 (at priority 4 a call scans an eighth of the
- * cache) hold the usage at 92-96 % of the limit, with or without the
- * batch job, and the cache as large as it can be. These are the config's
- * own fields, not special cases.
+ * The configuration, and why not every default. The levels are the
+ * defaults (800 / 900 / 950 per mille of the limit); the rest is not
+ * (polls of 200 / 50 / 20 / 5 ms, rounds 1000 / 100 / 10 ms apart,
+ * priorities 12..10 / 10..6 / 7..0): a cache that serves 50 k requests/s
+ * with 15 % misses of 32 KiB grows by some 250 MB/s when nothing stops it,
+ * and a batch job beside it adds 128 MB/s, so a poll of 200 ms at rest lets
+ * it run from 80 % into the limit before the next look; and rounds that go
+ * down to priority 0 (a level that stays up starts each round one lower,
+ * so within a few rounds it scans twice what is freeable) throw the whole
+ * cache away each time. Polls of 10 / 5 / 2 / 1 ms, rounds at least
+ * 100 / 10 / 5 ms apart and priorities 12..10 / 10..7 / 8..4 (at priority
+ * 4 a call scans an eighth of the cache) hold the usage at 90-95 % of the
+ * limit, with or without the batch job, and the cache as large as it can
+ * be. (Levels at 850 / 920 / 960 gave a slightly larger cache, and an OOM
+ * kill when other load on the machine kept the monitor's thread off the
+ * CPU for some milliseconds.) These are the config's own fields, not
+ * special cases.
  */
 #define _GNU_SOURCE
 #include "reactor.h"
@@ -43,7 +47,7 @@
 
 #include <string.h>
 
-static const unsigned permille[KSYNC_PRESSURE_NR_LEVELS] = { 0, 850, 920, 960 };
+static const unsigned permille[KSYNC_PRESSURE_NR_LEVELS] = { 0, 800, 900, 950 };
 static const unsigned poll_ms[KSYNC_PRESSURE_NR_LEVELS] = { 10, 5, 2, 1 };
 static const unsigned min_interval_ms[KSYNC_PRESSURE_NR_LEVELS] = { 0, 100, 10, 5 };
 static const int first_prio[KSYNC_PRESSURE_NR_LEVELS] = { 0, 12, 10, 8 };
