@@ -108,7 +108,7 @@ static void usage(FILE *f)
 		"  --request-us N     every request costs at least N us of CPU (default 10)\n"
 		"  --batch-mib N      the batch job's block (default 64)\n"
 		"  --batch-first S    first batch after S seconds (default 3)\n"
-		"  --batch-period S   one batch every S seconds (default 5)\n"
+		"  --batch-period S   one batch every S seconds (default 6)\n"
 		"  --batch-grow S     the block is touched over S seconds (default 0.5)\n"
 		"  --batch-hold S     then held S seconds (default 1)\n"
 		"  --overhead-mib N   the process's own memory, for the caps (default 16)\n"
@@ -142,7 +142,7 @@ static int parse(int argc, char **argv, struct options *o)
 	o->base.fetch_us = 20;
 	o->base.request_us = 10;
 	o->base.batch_first_s = 3;
-	o->base.batch_period_s = 5;
+	o->base.batch_period_s = 6;
 	o->base.batch_grow_s = 0.5;
 	o->base.batch_hold_s = 1;
 	o->limit_mib = 128;
