@@ -257,23 +257,41 @@ static unsigned long cache_scan(struct ksync_shrinker *s, struct ksync_shrink_co
 	return freed;
 }
 
-/* Fixed caps: evict the oldest (second chance) until under the cap (cache lock held). */
-static void cache_evict_to_cap(struct ksync_list_head *dispose)
+/* An eviction walk: second chance, and no more than @need values. */
+struct evict {
+	struct ksync_list_head *dispose;
+	unsigned long need;
+};
+
+static enum ksync_lru_status evict_isolate(struct ksync_list_lru_item *item, struct ksync_list_lru_one *list,
+					   void *arg)
 {
-	while (C.cap && C.bytes > C.cap) {
-		unsigned long need = (unsigned long)((C.bytes - C.cap + C.value_bytes - 1) / C.value_bytes);
+	struct evict *ev = arg;
+
+	if (!ev->need)
+		return KSYNC_LRU_STOP;
+	if (cache_isolate(item, list, ev->dispose) == KSYNC_LRU_ROTATE)
+		return KSYNC_LRU_ROTATE;
+	ev->need--;
+	return KSYNC_LRU_REMOVED;
+}
+
+/* Caps: evict the oldest (second chance) until under @cap (cache lock held). */
+static void cache_evict_to_cap(uint64_t cap, struct ksync_list_head *dispose)
+{
+	while (cap && C.bytes > cap) {
+		unsigned long need = (unsigned long)((C.bytes - cap + C.value_bytes - 1) / C.value_bytes);
 		unsigned long walk = 2 * need + 2;
 		KSYNC_LIST_HEAD(part);
+		struct evict ev = { .dispose = &part, .need = need };
 		unsigned long n;
 
-		n = ksync_list_lru_walk_one(&C.lru, 0, C.group, cache_isolate, &part, &walk);
+		n = ksync_list_lru_walk_one(&C.lru, 0, C.group, evict_isolate, &ev, &walk);
 		cache_unlink(&part);
 		ksync_list_splice(&part, dispose);
 		PC_ADD(C.sh->evictions, n);
-		if (!n && !walk)
-			continue;
-		if (!n)
-			break;
+		if (!n && walk)
+			break;   /* the list is empty */
 	}
 }
 
@@ -592,7 +610,7 @@ static uint64_t serve(const struct pc_params *p, struct pc_shared *sh, struct zi
 		ksync_list_lru_add(&C.lru, &e->lru, 0, C.group);
 		ksync_objcg_charge(C.objcg, 0, 1, (long)C.value_bytes);
 		C.bytes += C.value_bytes;
-		cache_evict_to_cap(&dispose);
+		cache_evict_to_cap(C.cap, &dispose);
 		PC_ST(sh->cache_bytes, C.bytes);
 		pthread_mutex_unlock(&C.lock);
 		cache_free(&dispose);
