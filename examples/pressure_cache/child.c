@@ -556,6 +556,7 @@ static void publish_reaction(struct pc_shared *sh)
 
 static uint64_t serve(const struct pc_params *p, struct pc_shared *sh, struct zipf *z, bool reacting)
 {
+	bool in_loop = reacting && p->reactor_in_loop;
 	uint64_t next_publish = 0;
 
 	uint64_t end = pc_now_ns() + (uint64_t)(p->seconds * 1e9);
@@ -572,6 +573,8 @@ static uint64_t serve(const struct pc_params *p, struct pc_shared *sh, struct zi
 
 			if (now >= end)
 				break;
+			if (in_loop)
+				reactor_poll();
 			if (reacting && now >= next_publish) {
 				publish_reaction(sh);
 				next_publish = now + 50000000;
@@ -643,6 +646,7 @@ int pc_child_run(const struct pc_params *p, struct pc_shared *sh)
 			.reg = C.reg,
 			.group = C.group,
 			.budget_bytes = p->budget ? p->limit_bytes + sh->baseline_rss : 0,
+			.in_loop = p->reactor_in_loop,
 		};
 
 		err = reactor_start(&rc, sh->desc, sizeof(sh->desc));

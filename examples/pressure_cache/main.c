@@ -115,6 +115,7 @@ static void usage(FILE *f)
 		"  --high-mib N       fixed-high's cap (default limit - overhead)\n"
 		"  --low-mib N        fixed-low's cap (default limit - batch - overhead)\n"
 		"  --budget           no cgroup: the ksync variant against a budget only\n"
+		"  --monitor MODE     ksync's monitor: loop (in the serving loop, default) or thread\n"
 		"  --timeline S       the timeline's step (default 1 s)\n");
 }
 
@@ -130,7 +131,7 @@ static int parse(int argc, char **argv, struct options *o)
 		{ "batch-hold", required_argument, NULL, 'H' }, { "overhead-mib", required_argument, NULL, 'o' },
 		{ "high-mib", required_argument, NULL, 'x' },  { "low-mib", required_argument, NULL, 'y' },
 		{ "fetch-us", required_argument, NULL, 'F' },  { "request-us", required_argument, NULL, 'R' },
-		{ "budget", no_argument, NULL, 'B' },          { "timeline", required_argument, NULL, 'T' },          { "help", no_argument, NULL, 'h' },
+		{ "budget", no_argument, NULL, 'B' },          { "monitor", required_argument, NULL, 'M' },          { "timeline", required_argument, NULL, 'T' },          { "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -141,6 +142,7 @@ static int parse(int argc, char **argv, struct options *o)
 	o->base.seed = 20;
 	o->base.fetch_us = 20;
 	o->base.request_us = 10;
+	o->base.reactor_in_loop = true;
 	o->base.batch_first_s = 3;
 	o->base.batch_period_s = 6;
 	o->base.batch_grow_s = 0.5;
@@ -193,6 +195,13 @@ static int parse(int argc, char **argv, struct options *o)
 		case 'F': o->base.fetch_us = atof(optarg); break;
 		case 'R': o->base.request_us = atof(optarg); break;
 		case 'B': o->force_budget = true; break;
+		case 'M':
+			if (strcmp(optarg, "loop") && strcmp(optarg, "thread")) {
+				fprintf(stderr, "pressure_cache: --monitor loop|thread\n");
+				return -1;
+			}
+			o->base.reactor_in_loop = strcmp(optarg, "loop") == 0;
+			break;
 		case 'T': o->timeline_s = atof(optarg); break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -1;

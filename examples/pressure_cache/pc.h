@@ -66,6 +66,7 @@ struct pc_params {
 	double batch_grow_s;       /* touching the block takes this long */
 	double batch_hold_s;       /* then it is held this long */
 	bool budget;               /* no cgroup: the ksync variant against a budget */
+	bool reactor_in_loop;      /* ksync: the monitor in the serving loop, not a thread */
 	char psi_path[600];        /* the child's own memory.pressure (trim; "" none) */
 	
 };

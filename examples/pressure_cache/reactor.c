@@ -6,7 +6,14 @@
  * cache's memory group of the registry: every reclaim round is
  * ksync_shrink_slab() on that group's walk, at the level's priority and
  * lower while the pressure lasts, with the registry's nr_deferred carrying
- * what a call could not do; the monitor runs on its own helper thread.
+ * what a call could not do. It runs in the serving thread's loop
+ * (ksync_pressure_fd() + ksync_pressure_dispatch(), reactor_poll() every few
+ * requests), or, with in_loop 0, on its own helper thread. In the loop, the
+ * thread that grows the cache is the one that shrinks it, as the kernel
+ * makes an allocating task reclaim: when other load keeps the process off
+ * the CPU, the cache cannot outgrow a reaction that waits for a CPU of its
+ * own, and the scans free their values without a second thread's TLB
+ * shootdowns.
  *
  * Sources: the polled *limit* source (the process's memory cgroup usage
  * against its limit: the group the parent moved the child into) with the
@@ -45,6 +52,7 @@
 
 #include <ksync/pressure.h>
 
+#include <poll.h>
 #include <string.h>
 
 static const unsigned permille[KSYNC_PRESSURE_NR_LEVELS] = { 0, 800, 900, 950 };
@@ -54,6 +62,7 @@ static const int first_prio[KSYNC_PRESSURE_NR_LEVELS] = { 0, 12, 10, 8 };
 static const int floor_prio[KSYNC_PRESSURE_NR_LEVELS] = { 0, 10, 7, 4 };
 
 static struct ksync_pressure *mon;
+static int mon_fd = -1;   /* in-loop mode: the monitor's epoll fd */
 
 uint64_t reactor_event_time(void)
 {
@@ -87,7 +96,12 @@ int reactor_start(const struct reactor_cfg *cfg, char *desc, size_t len)
 	err = ksync_pressure_create(&pc, &mon);
 	if (err)
 		return err;
-	err = ksync_pressure_start(mon);
+	if (cfg->in_loop) {
+		mon_fd = ksync_pressure_fd(mon);
+		err = mon_fd < 0 ? mon_fd : 0;
+	} else {
+		err = ksync_pressure_start(mon);
+	}
 	if (err) {
 		ksync_pressure_destroy(mon);
 		mon = NULL;
@@ -102,11 +116,21 @@ int reactor_start(const struct reactor_cfg *cfg, char *desc, size_t len)
 	return 0;
 }
 
+void reactor_poll(void)
+{
+	struct pollfd pfd = { .fd = mon_fd, .events = POLLIN };
+
+	if (mon_fd >= 0 && poll(&pfd, 1, 0) > 0)
+		ksync_pressure_dispatch(mon);
+}
+
 void reactor_stop(struct reactor_stats *out)
 {
 	if (!mon)
 		return;
-	ksync_pressure_stop(mon);
+	if (mon_fd < 0)
+		ksync_pressure_stop(mon);
+	mon_fd = -1;
 	if (out)
 		reactor_peek(out);
 	ksync_pressure_destroy(mon);

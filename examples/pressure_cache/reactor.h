@@ -23,6 +23,7 @@ struct reactor_cfg {
 	struct ksync_shrinker_registry *reg;
 	struct ksync_memgroup *group;  /* the cache's group: its walk is the target */
 	uint64_t budget_bytes;         /* 0: the cgroup's limit; else RSS against this */
+	int in_loop;                   /* no thread: the caller calls reactor_poll() */
 };
 
 struct reactor_stats {
@@ -35,6 +36,8 @@ struct reactor_stats {
 
 /* Start watching; @desc gets a line on what is watched. Return 0 or -errno. */
 int reactor_start(const struct reactor_cfg *cfg, char *desc, size_t len);
+/* In-loop mode: do the monitor's work if some is due (never blocks). */
+void reactor_poll(void);
 /* Stop, and the figures since start (@out may be NULL). */
 void reactor_stop(struct reactor_stats *out);
 /* The figures so far. */
