@@ -208,6 +208,7 @@ int ksync__pressure_destroy(KSYNC_SITE_ARGS, struct ksync_pressure *p)
 	if (MISUSE(at, ksync__pm_running == p, "ksync_pressure_destroy: from the monitor's own callback"))
 		return -EDEADLK;
 	ksync__pm_stop_thread(p);
+	ksync__pm_wait_runner(p); /* a dispatcher of another thread in its round */
 	ksync__pm_list_del(p);
 	ksync__pm_close(p);
 	if (p->group)

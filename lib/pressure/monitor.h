@@ -107,5 +107,6 @@ void ksync__pm_close(struct ksync_pressure *m);
 int ksync__pm_list_add(struct ksync_pressure *m);
 void ksync__pm_list_del(struct ksync_pressure *m);
 int ksync__pm_stop_thread(struct ksync_pressure *m);
+void ksync__pm_wait_runner(struct ksync_pressure *m);
 
 #endif /* KSYNC_LIB_PRESSURE_MONITOR_H */

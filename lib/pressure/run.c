@@ -70,6 +70,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #define PM_EVENTS 16
@@ -445,6 +446,26 @@ int ksync__pm_stop_thread(struct ksync_pressure *m)
 	__atomic_store_n(&m->busy, 0, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&m->lock);
 	return 0;
+}
+
+/**
+ * ksync__pm_wait_runner() - wait until no dispatcher is inside, and keep it so.
+ * For destroy (after the thread was stopped): a dispatcher of another thread
+ * may be in its round (fd mode); freeing the monitor under it would be a use
+ * after free. Takes @busy for good: a dispatch that comes later returns 0.
+ */
+void ksync__pm_wait_runner(struct ksync_pressure *m)
+{
+	int expected = 0;
+
+	/* R3: acquire, so that what the last runner wrote is seen before the close. */
+	while (!__atomic_compare_exchange_n(&m->busy, &expected, 1, false, __ATOMIC_ACQUIRE,
+					    __ATOMIC_RELAXED)) {
+		struct timespec ts = { 0, 1000000 };
+
+		expected = 0;
+		nanosleep(&ts, NULL);
+	}
 }
 
 int ksync__pressure_stop(KSYNC_SITE_ARGS, struct ksync_pressure *p)
