@@ -767,6 +767,733 @@ KTEST(names_out_of_range_are_null)
 	KCHECK_EQ(ksync_pressure_destroy(NULL), 0);
 }
 
+/* ------------------------------------------------------------------------ */
+/* The parsers of pressure_testing.h on hostile inputs                      */
+
+#define LIT(s) (s), (sizeof(s) - 1)
+
+KTEST(cgroup_value_parser_hostile)
+{
+	uint64_t v = 7;
+
+	KCHECK_EQ(ksync_pressure_parse_cgroup_value(LIT("max\n"), &v), 0);
+	KCHECK_EQ(v, KSYNC_PRESSURE_UNLIMITED);
+	KCHECK_EQ(ksync_pressure_parse_cgroup_value(LIT("4611686018427387904\n"), &v), 0);
+	KCHECK_EQ(v, KSYNC_PRESSURE_UNLIMITED);
+	KCHECK_EQ(ksync_pressure_parse_cgroup_value(LIT("4611686018427387903"), &v), 0);
+	KCHECK_EQ(v, 4611686018427387903ULL);
+	KCHECK_EQ(ksync_pressure_parse_cgroup_value(LIT("18446744073709551615"), &v), 0);
+	KCHECK_EQ(v, KSYNC_PRESSURE_UNLIMITED);
+	KCHECK_EQ(ksync_pressure_parse_cgroup_value(LIT("18446744073709551616"), &v), -ERANGE);
+	KCHECK_EQ(ksync_pressure_parse_cgroup_value(LIT("99999999999999999999999999"), &v), -ERANGE);
+	KCHECK_EQ(ksync_pressure_parse_cgroup_value(LIT(""), &v), -EINVAL);
+	KCHECK_EQ(ksync_pressure_parse_cgroup_value(LIT("\n"), &v), -EINVAL);
+	KCHECK_EQ(ksync_pressure_parse_cgroup_value(LIT("-1"), &v), -EINVAL);
+	KCHECK_EQ(ksync_pressure_parse_cgroup_value(LIT("12abc"), &v), -EINVAL);
+	KCHECK_EQ(ksync_pressure_parse_cgroup_value(LIT("maxx"), &v), -EINVAL);
+	KCHECK_EQ(ksync_pressure_parse_cgroup_value(LIT("ma"), &v), -EINVAL);
+	KCHECK_EQ(ksync_pressure_parse_cgroup_value(LIT("12\0" "34"), &v), -EINVAL);
+	/* never past len, no NUL needed */
+	KCHECK_EQ(ksync_pressure_parse_cgroup_value("12345", 2, &v), 0);
+	KCHECK_EQ(v, 12);
+	KCHECK_EQ(ksync_pressure_parse_cgroup_value("max", 2, &v), -EINVAL);
+	KCHECK_EQ(ksync_pressure_parse_cgroup_value(LIT("42 \t\n"), &v), 0);
+	KCHECK_EQ(v, 42);
+}
+
+KTEST(trigger_parser_hostile)
+{
+	struct ksync_pressure_trigger t;
+	char buf[64];
+
+	KCHECK_EQ(ksync_pressure_parse_trigger(LIT("some 150000 1000000"), &t), 0);
+	KCHECK(!t.full && t.stall_us == 150000 && t.window_us == 1000000);
+	KCHECK_EQ(ksync_pressure_parse_trigger(LIT("full 1 2\0\0\n"), &t), 0);
+	KCHECK(t.full && t.stall_us == 1 && t.window_us == 2);
+	KCHECK_EQ(ksync_pressure_parse_trigger(LIT("some 4294967295 4294967295"), &t), 0);
+	KCHECK_EQ(ksync_pressure_parse_trigger(LIT("some 4294967296 2000000"), &t), -ERANGE);
+	KCHECK_EQ(ksync_pressure_parse_trigger(LIT("some 1 18446744073709551617"), &t), -ERANGE);
+	KCHECK_EQ(ksync_pressure_parse_trigger(LIT("some 100"), &t), -EINVAL);
+	KCHECK_EQ(ksync_pressure_parse_trigger(LIT("some"), &t), -EINVAL);
+	KCHECK_EQ(ksync_pressure_parse_trigger(LIT(""), &t), -EINVAL);
+	KCHECK_EQ(ksync_pressure_parse_trigger(LIT("some -1 2000000"), &t), -EINVAL);
+	KCHECK_EQ(ksync_pressure_parse_trigger(LIT("somE 1 2"), &t), -EINVAL);
+	KCHECK_EQ(ksync_pressure_parse_trigger(LIT("some 1 2 3"), &t), -EINVAL);
+	KCHECK_EQ(ksync_pressure_parse_trigger(LIT("some 1 2\0x"), &t), -EINVAL);
+	KCHECK_EQ(ksync_pressure_parse_trigger("some 1 23", 8, &t), 0);
+	KCHECK_EQ(t.window_us, 2);
+	/* format: snprintf's contract, and it parses back */
+	t = (struct ksync_pressure_trigger){ 1, 100000, 2000000 };
+	size_t need = ksync_pressure_format_trigger(NULL, 0, &t);
+	KCHECK_EQ(need, strlen("full 100000 2000000"));
+	KCHECK_EQ(ksync_pressure_format_trigger(buf, 5, &t), need);
+	KCHECK_EQ(strcmp(buf, "full"), 0);
+	KCHECK_EQ(ksync_pressure_format_trigger(buf, sizeof(buf), &t), need);
+	struct ksync_pressure_trigger back;
+	KCHECK_EQ(ksync_pressure_parse_trigger(buf, need, &back), 0);
+	KCHECK(back.full == 1 && back.stall_us == 100000 && back.window_us == 2000000);
+}
+
+KTEST(base64_hostile)
+{
+	unsigned char out[16];
+	size_t n = 99;
+	char enc[16];
+
+	KCHECK_EQ(ksync_pressure_base64_decode(LIT("QUJD"), out, sizeof(out), &n), 0);
+	KCHECK(n == 3 && memcmp(out, "ABC", 3) == 0);
+	KCHECK_EQ(ksync_pressure_base64_decode(LIT("QQ=="), out, sizeof(out), &n), 0);
+	KCHECK(n == 1 && out[0] == 'A');
+	KCHECK_EQ(ksync_pressure_base64_decode(LIT("QQ"), out, sizeof(out), &n), 0);
+	KCHECK(n == 1 && out[0] == 'A');
+	KCHECK_EQ(ksync_pressure_base64_decode(LIT(" Q U\nJ D\n"), out, sizeof(out), &n), 0);
+	KCHECK_EQ(n, 3);
+	KCHECK_EQ(ksync_pressure_base64_decode(LIT(""), out, sizeof(out), &n), 0);
+	KCHECK_EQ(n, 0);
+	/* padding in the middle */
+	KCHECK_EQ(ksync_pressure_base64_decode(LIT("QQ==QUJD"), out, sizeof(out), &n), -EINVAL);
+	KCHECK_EQ(ksync_pressure_base64_decode(LIT("QU=JD"), out, sizeof(out), &n), -EINVAL);
+	KCHECK_EQ(ksync_pressure_base64_decode(LIT("Q=UJ"), out, sizeof(out), &n), -EINVAL);
+	KCHECK_EQ(ksync_pressure_base64_decode(LIT("QQ=\nQ"), out, sizeof(out), &n), -EINVAL);
+	KCHECK_EQ(ksync_pressure_base64_decode(LIT("QQ= =A"), out, sizeof(out), &n), -EINVAL);
+	KCHECK_EQ(ksync_pressure_base64_decode(LIT("===="), out, sizeof(out), &n), -EINVAL);
+	KCHECK_EQ(ksync_pressure_base64_decode(LIT("QUJD=="), out, sizeof(out), &n), -EINVAL);
+	/* a lone last character, trailing bits, outside the alphabet, a NUL */
+	KCHECK_EQ(ksync_pressure_base64_decode(LIT("QUJDQ"), out, sizeof(out), &n), -EINVAL);
+	KCHECK_EQ(ksync_pressure_base64_decode(LIT("QR=="), out, sizeof(out), &n), -EINVAL);
+	KCHECK_EQ(ksync_pressure_base64_decode(LIT("QUI="), out, sizeof(out), &n), 0);
+	KCHECK_EQ(ksync_pressure_base64_decode(LIT("QUJ="), out, sizeof(out), &n), -EINVAL);
+	KCHECK_EQ(ksync_pressure_base64_decode(LIT("QU\0JD"), out, sizeof(out), &n), -EINVAL);
+	KCHECK_EQ(ksync_pressure_base64_decode(LIT("QU-_"), out, sizeof(out), &n), -EINVAL);
+	/* room */
+	KCHECK_EQ(ksync_pressure_base64_decode(LIT("QUJD"), out, 2, &n), -ENOSPC);
+	KCHECK_EQ(ksync_pressure_base64_decode(LIT("QUJD"), out, 3, &n), 0);
+	KCHECK_EQ(ksync_pressure_base64_decode(LIT("QQ"), out, 0, &n), -ENOSPC);
+	/* never past len */
+	KCHECK_EQ(ksync_pressure_base64_decode("QUJDQUJD", 4, out, sizeof(out), &n), 0);
+	KCHECK_EQ(n, 3);
+	/* encode: snprintf's contract */
+	KCHECK_EQ(ksync_pressure_base64_encode((const unsigned char *)"A", 1, NULL, 0), 4);
+	KCHECK_EQ(ksync_pressure_base64_encode((const unsigned char *)"ABCD", 4, enc, 3), 8);
+	KCHECK_EQ(strcmp(enc, "QU"), 0);
+	KCHECK_EQ(ksync_pressure_base64_encode((const unsigned char *)"ABCD", 4, enc, sizeof(enc)), 8);
+	KCHECK_EQ(strcmp(enc, "QUJDRA=="), 0);
+	KCHECK_EQ(ksync_pressure_base64_encode((const unsigned char *)"", 0, enc, sizeof(enc)), 0);
+	KCHECK_EQ(enc[0], '\0');
+	/* systemd's trigger: text with its NUL round-trips */
+	static const char trig[] = "some 200000 2000000";
+	KCHECK_EQ(ksync_pressure_base64_encode((const unsigned char *)trig, sizeof(trig), enc, 0),
+		  4 * ((sizeof(trig) + 2) / 3));
+}
+
+KTEST(meminfo_statm_capeff_release_hostile)
+{
+	uint64_t a = 0, b = 0;
+	unsigned ma = 0, mi = 0;
+
+	KCHECK_EQ(ksync_pressure_parse_meminfo(LIT("MemTotal: 1000 kB\nMemFree: 1 kB\nMemAvailable: 40 kB\n"), &a, &b), 0);
+	KCHECK(a == 1024000 && b == 40960);
+	KCHECK_EQ(ksync_pressure_parse_meminfo(LIT("MemTotal: 1000 kB\nMemAvailable: 40 kB"), &a, &b), 0);
+	KCHECK_EQ(b, 40960);
+	KCHECK_EQ(ksync_pressure_parse_meminfo(LIT("MemTotal: 1000 kB\n"), &a, &b), -ENOENT);
+	KCHECK_EQ(ksync_pressure_parse_meminfo(LIT("MemAvailable: 1000 kB\n"), &a, &b), -ENOENT);
+	KCHECK_EQ(ksync_pressure_parse_meminfo(LIT("XMemTotal: 9 kB\nMemTotal: 1000 kB\nMemAvailable: 40 kB\n"), &a, &b), 0);
+	KCHECK_EQ(a, 1024000);
+	/* kB times 1024 does not fit 64 bits */
+	KCHECK_EQ(ksync_pressure_parse_meminfo(LIT("MemTotal: 18014398509481984 kB\nMemAvailable: 1 kB\n"), &a, &b), -ERANGE);
+	KCHECK_EQ(ksync_pressure_parse_meminfo(LIT("MemTotal: 99999999999999999999999 kB\nMemAvailable: 1 kB\n"), &a, &b), -ERANGE);
+
+	KCHECK_EQ(ksync_pressure_parse_statm(LIT("10 20 3 4 5 6 7\n"), &a, &b), 0);
+	KCHECK(a == 10 && b == 20);
+	KCHECK_EQ(ksync_pressure_parse_statm(LIT("10 20"), &a, &b), 0);
+	KCHECK_EQ(ksync_pressure_parse_statm(LIT("10"), &a, &b), -EINVAL);
+	KCHECK_EQ(ksync_pressure_parse_statm(LIT(""), &a, &b), -EINVAL);
+	KCHECK_EQ(ksync_pressure_parse_statm(LIT("10 99999999999999999999999"), &a, &b), -ERANGE);
+	KCHECK_EQ(ksync_pressure_parse_statm("10 20", 4, &a, &b), 0);
+	KCHECK_EQ(b, 2);
+
+	KCHECK_EQ(ksync_pressure_parse_capeff(LIT("Name:\tx\nCapEff:\t0000003fffffffff\n"), &a), 0);
+	KCHECK_EQ(a, 0x3fffffffffULL);
+	KCHECK_EQ(ksync_pressure_parse_capeff(LIT("CapEff:\t0000000001000000"), &a), 0);
+	KCHECK(a & (1ULL << KSYNC_PRESSURE_CAP_SYS_RESOURCE));
+	KCHECK_EQ(ksync_pressure_parse_capeff(LIT("CapPrm:\t0000000001000000\n"), &a), -ENOENT);
+	KCHECK_EQ(ksync_pressure_parse_capeff(LIT("CapEff:\t10000000000000000\n"), &a), -ERANGE);
+	KCHECK_EQ(ksync_pressure_parse_capeff(LIT("CapEff:\tzz\n"), &a), -EINVAL);
+
+	KCHECK_EQ(ksync_pressure_parse_kernel_release(LIT("6.18.44-fc"), &ma, &mi), 0);
+	KCHECK(ma == 6 && mi == 18);
+	KCHECK_EQ(ksync_pressure_parse_kernel_release(LIT("6.18"), &ma, &mi), 0);
+	KCHECK_EQ(ksync_pressure_parse_kernel_release(LIT("5.4.0-rc1\n"), &ma, &mi), 0);
+	KCHECK(ma == 5 && mi == 4);
+	KCHECK_EQ(ksync_pressure_parse_kernel_release(LIT("6"), &ma, &mi), -EINVAL);
+	KCHECK_EQ(ksync_pressure_parse_kernel_release(LIT(""), &ma, &mi), -EINVAL);
+	KCHECK_EQ(ksync_pressure_parse_kernel_release(LIT("x.y"), &ma, &mi), -EINVAL);
+	KCHECK_EQ(ksync_pressure_parse_kernel_release(LIT("99999999999.1"), &ma, &mi), -ERANGE);
+	KCHECK_EQ(ksync_pressure_parse_kernel_release(LIT("6.99999999999"), &ma, &mi), -ERANGE);
+}
+
+KTEST(cgroup_mountinfo_events_psi_hostile)
+{
+	static struct ksync_pressure_cgroup cg;
+	static struct ksync_pressure_mount mnt;
+	static char big[KSYNC_PRESSURE_PATH_MAX + 64];
+
+	KCHECK_EQ(ksync_pressure_parse_cgroup(LIT("12:memory:/a\n0::/b"), &cg), 0);
+	KCHECK(cg.has_v1_memory && strcmp(cg.v1_memory, "/a") == 0);
+	KCHECK(cg.has_v2 && strcmp(cg.v2, "/b") == 0);
+	KCHECK_EQ(ksync_pressure_parse_cgroup(LIT("3:cpu,memory,blkio:/x\n"), &cg), 0);
+	KCHECK(cg.has_v1_memory && !cg.has_v2);
+	KCHECK_EQ(ksync_pressure_parse_cgroup(LIT("3:nomemory:/x\n4:memoryx:/y\n5:name=memory:/z\n"), &cg), 0);
+	KCHECK(!cg.has_v1_memory);
+	/* a path with a colon: the path is everything after the second one */
+	KCHECK_EQ(ksync_pressure_parse_cgroup(LIT("0::/a:b\n"), &cg), 0);
+	KCHECK(cg.has_v2 && strcmp(cg.v2, "/a:b") == 0);
+	memset(big, 'a', sizeof(big));
+	memcpy(big, "0::/", 4);
+	KCHECK_EQ(ksync_pressure_parse_cgroup(big, sizeof(big), &cg), -ENAMETOOLONG);
+	/* exactly PATH_MAX - 1 characters fit */
+	KCHECK_EQ(ksync_pressure_parse_cgroup(big, 3 + KSYNC_PRESSURE_PATH_MAX - 1, &cg), 0);
+	KCHECK_EQ(strlen(cg.v2), KSYNC_PRESSURE_PATH_MAX - 1);
+	KCHECK_EQ(ksync_pressure_parse_cgroup(big, 3 + KSYNC_PRESSURE_PATH_MAX, &cg), -ENAMETOOLONG);
+
+	KCHECK_EQ(ksync_pressure_parse_mountinfo_line(LIT("30 25 0:26 /sub /sys/fs/cgroup/my\\040dir rw,nosuid shared:4 - cgroup2 cgroup2 rw,nsdelegate"), &mnt), 0);
+	KCHECK_EQ(strcmp(mnt.root, "/sub"), 0);
+	KCHECK_EQ(strcmp(mnt.mountpoint, "/sys/fs/cgroup/my dir"), 0);
+	KCHECK_EQ(strcmp(mnt.fstype, "cgroup2"), 0);
+	KCHECK_EQ(strcmp(mnt.super_options, "rw,nsdelegate"), 0);
+	KCHECK_EQ(ksync_pressure_parse_mountinfo_line(LIT("30 25 0:26 / /x rw - cgroup cgroup rw,memory\n"), &mnt), 0);
+	KCHECK(ksync_pressure_option_has(mnt.super_options, "memory"));
+	KCHECK(!ksync_pressure_option_has(mnt.super_options, "mem"));
+	KCHECK(!ksync_pressure_option_has("rw,memoryx", "memory"));
+	KCHECK(ksync_pressure_option_has("memory", "memory"));
+	KCHECK(!ksync_pressure_option_has("", "memory"));
+	KCHECK(ksync_pressure_parse_mountinfo_line(LIT("30 25 0:26 / /x rw cgroup cgroup rw"), &mnt) < 0);
+	KCHECK(ksync_pressure_parse_mountinfo_line(LIT("30 25 0:26 / /x rw -"), &mnt) < 0);
+	KCHECK(ksync_pressure_parse_mountinfo_line(LIT("30 25 0:26 / /x\\04"), &mnt) < 0);
+	KCHECK(ksync_pressure_parse_mountinfo_line(LIT("30 25 0:26 /\\"), &mnt) < 0);
+	KCHECK(ksync_pressure_parse_mountinfo_line(LIT(""), &mnt) < 0);
+
+	struct ksync_pressure_memory_events me;
+	KCHECK_EQ(ksync_pressure_parse_memory_events(LIT("oom_kill 5\noom_group_kill 6\n"), &me), 0);
+	KCHECK_EQ(me.oom, 0);
+	KCHECK_EQ(me.oom_kill, 5);
+	KCHECK_EQ(ksync_pressure_parse_memory_events(LIT("low 1\nhigh 2\nmax 3\noom 4\noom_kill 5"), &me), 0);
+	KCHECK(me.low == 1 && me.high == 2 && me.max == 3 && me.oom == 4 && me.oom_kill == 5);
+	KCHECK_EQ(ksync_pressure_parse_memory_events(LIT("high 99999999999999999999999\n"), &me), -ERANGE);
+
+	struct ksync_pressure_psi psi;
+	KCHECK_EQ(ksync_pressure_parse_psi(LIT("some avg10=1.23 avg60=100.00 avg300=0.05 total=42\n"), &psi), 0);
+	KCHECK(!psi.has_full && psi.some.avg10 == 123 && psi.some.avg60 == 10000 && psi.some.avg300 == 5 && psi.some.total_us == 42);
+	KCHECK_EQ(ksync_pressure_parse_psi(LIT("some avg10=0.00 avg60=0.00 avg300=0.00 total=1\nfull avg10=0.50 avg60=0.00 avg300=0.00 total=18446744073709551615"), &psi), 0);
+	KCHECK(psi.has_full && psi.full.avg10 == 50 && psi.full.total_us == UINT64_MAX);
+	KCHECK_EQ(ksync_pressure_parse_psi(LIT("full avg10=0.00 avg60=0.00 avg300=0.00 total=1\n"), &psi), -EINVAL);
+	KCHECK_EQ(ksync_pressure_parse_psi(LIT("some avg10=0.00 avg60=0.00 avg300=0.00 total=18446744073709551616\n"), &psi), -ERANGE);
+	KCHECK(ksync_pressure_parse_psi(LIT("some avg10=0.00 avg60=0.00 total=1\n"), &psi) < 0);
+	KCHECK(ksync_pressure_parse_psi(LIT("some avg10=999999999999.00 avg60=0.00 avg300=0.00 total=1\n"), &psi) < 0);
+}
+
+KTEST(psi_windows_and_level_of_hostile)
+{
+	struct ksync_pressure_trigger out[KSYNC_PRESSURE_MAX_WINDOWS];
+	struct ksync_pressure_trigger asked = { 0, 50000, 1000000 };
+
+	/* 6.18 without the capability: 1 s, then 2, 4, 6, 8, 10 s */
+	int n = ksync_pressure_psi_windows(&asked, 6, 18, 0, out);
+	KCHECK_EQ(n, 6);
+	static const uint32_t w1[] = { 1000000, 2000000, 4000000, 6000000, 8000000, 10000000 };
+	for (int i = 0; i < n && i < 6; i++) {
+		KCHECK_EQ(out[i].window_us, w1[i]);
+		KCHECK(out[i].stall_us >= 1 && out[i].stall_us < out[i].window_us);
+	}
+	KCHECK_EQ(out[1].stall_us, 100000);
+	/* 5 s: a tie between 4 and 6 goes to the shorter */
+	asked = (struct ksync_pressure_trigger){ 1, 500000, 5000000 };
+	n = ksync_pressure_psi_windows(&asked, 6, 18, 0, out);
+	static const uint32_t w5[] = { 5000000, 4000000, 6000000, 2000000, 8000000, 10000000 };
+	KCHECK_EQ(n, 6);
+	for (int i = 0; i < n && i < 6; i++) {
+		KCHECK_EQ(out[i].window_us, w5[i]);
+		KCHECK_EQ(out[i].full, 1);
+	}
+	/* 4 s is accepted: no duplicate */
+	asked = (struct ksync_pressure_trigger){ 0, 100, 4000000 };
+	n = ksync_pressure_psi_windows(&asked, 6, 18, 0, out);
+	KCHECK_EQ(n, 5);
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < i; j++)
+			KCHECK(out[i].window_us != out[j].window_us);
+	/* huge window and stall: the scaling does not overflow */
+	asked = (struct ksync_pressure_trigger){ 0, 4000000000u, 4294967295u };
+	n = ksync_pressure_psi_windows(&asked, 6, 18, 0, out);
+	KCHECK(n >= 2 && n <= KSYNC_PRESSURE_MAX_WINDOWS);
+	for (int i = 0; i < n; i++) {
+		KCHECK(out[i].stall_us >= 1 && out[i].stall_us < out[i].window_us);
+		for (int j = 0; j < i; j++)
+			KCHECK(out[i].window_us != out[j].window_us);
+	}
+	for (int i = 1; i < n; i++)
+		KCHECK(out[i].window_us <= 10000000);
+	/* a tiny stall over a long window: at least 1 us */
+	asked = (struct ksync_pressure_trigger){ 0, 1, 10000000 };
+	n = ksync_pressure_psi_windows(&asked, 6, 18, 0, out);
+	for (int i = 0; i < n; i++)
+		KCHECK(out[i].stall_us >= 1 && out[i].stall_us < out[i].window_us);
+	/* with the capability: brought into 500 ms..10 s, then the multiples */
+	asked = (struct ksync_pressure_trigger){ 0, 10000, 100000 };
+	n = ksync_pressure_psi_windows(&asked, 6, 18, 1, out);
+	KCHECK(n >= 2);
+	KCHECK_EQ(out[0].window_us, 100000);
+	KCHECK_EQ(out[1].window_us, 500000);
+	KCHECK_EQ(out[1].stall_us, 50000);
+	asked = (struct ksync_pressure_trigger){ 0, 10000, 20000000 };
+	n = ksync_pressure_psi_windows(&asked, 5, 10, 0, out);
+	KCHECK(n >= 2 && n <= KSYNC_PRESSURE_MAX_WINDOWS);
+	KCHECK_EQ(out[1].window_us, 10000000);
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < i; j++)
+			KCHECK(out[i].window_us != out[j].window_us);
+	/* a stall equal to its window (legal for create) scales below the window */
+	asked = (struct ksync_pressure_trigger){ 0, 1000000, 1000000 };
+	n = ksync_pressure_psi_windows(&asked, 6, 18, 0, out);
+	for (int i = 1; i < n; i++)
+		KCHECK(out[i].stall_us >= 1 && out[i].stall_us < out[i].window_us);
+
+	unsigned pm[KSYNC_PRESSURE_NR_LEVELS] = { 0, 800, 900, 950 };
+	KCHECK_EQ(ksync_pressure_level_of(799, 1000, pm), KSYNC_PRESSURE_NONE);
+	KCHECK_EQ(ksync_pressure_level_of(800, 1000, pm), KSYNC_PRESSURE_LOW);
+	KCHECK_EQ(ksync_pressure_level_of(950, 1000, pm), KSYNC_PRESSURE_CRITICAL);
+	KCHECK_EQ(ksync_pressure_level_of(5000, 1000, pm), KSYNC_PRESSURE_CRITICAL);
+	KCHECK_EQ(ksync_pressure_level_of(5, 0, pm), KSYNC_PRESSURE_NONE);
+	KCHECK_EQ(ksync_pressure_level_of(UINT64_MAX, KSYNC_PRESSURE_UNLIMITED, pm), KSYNC_PRESSURE_NONE);
+	/* no overflow of usage * 1000 */
+	KCHECK_EQ(ksync_pressure_level_of(1ULL << 62, 1ULL << 62, pm), KSYNC_PRESSURE_CRITICAL);
+	KCHECK_EQ(ksync_pressure_level_of(UINT64_MAX - 2, UINT64_MAX - 1, pm), KSYNC_PRESSURE_CRITICAL);
+	KCHECK_EQ(ksync_pressure_level_of((1ULL << 62) / 2, 1ULL << 62, pm), KSYNC_PRESSURE_NONE);
+	KCHECK_EQ(ksync_pressure_level_of(((1ULL << 62) / 1000) * 900, 1ULL << 62, pm), KSYNC_PRESSURE_LOW);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Sources on fake trees (cfg.root) and their death at run time             */
+
+static char tree[256];
+
+static void put(const char *rel, const char *text)
+{
+	char path[512], dir[512];
+
+	snprintf(path, sizeof(path), "%s/%s", tree, rel);
+	snprintf(dir, sizeof(dir), "%s", path);
+	for (char *q = dir + strlen(tree) + 1; (q = strchr(q, '/')); q++) {
+		*q = '\0';
+		mkdir(dir, 0755);
+		*q = '/';
+	}
+	FILE *f = fopen(path, "w");
+	KASSERT(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void rm_tree(void)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tree);
+	(void)!system(cmd);
+}
+
+static void new_tree(void)
+{
+	snprintf(tree, sizeof(tree), "/tmp/ksync-review-XXXXXX");
+	KASSERT(mkdtemp(tree));
+}
+
+/* fd mode: wait for readability and dispatch until @cond, at most @tries times. */
+#define LOOP_UNTIL(p, fd, cond, tries)                                         \
+	do {                                                                   \
+		for (int i_ = 0; i_ < (tries) && !(cond); i_++)                \
+			if (wait_fd((fd), 50) == 1)                            \
+				KCHECK(ksync_pressure_dispatch(p) >= 0);       \
+	} while (0)
+
+/* The fd is not readable forever once nothing is due (no busy loop). */
+static int spurious_wakeups(struct ksync_pressure *p, int fd)
+{
+	int n = 0;
+
+	for (int i = 0; i < 20; i++)
+		if (wait_fd(fd, 5) == 1) {
+			ksync_pressure_dispatch(p);
+			n++;
+		}
+	return n;
+}
+
+static bool describes(struct ksync_pressure *p, const char *a, const char *b)
+{
+	static char buf[8192];
+
+	ksync_pressure_describe(p, buf, sizeof(buf));
+	for (char *line = buf; line && *line;) {
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		if (strstr(line, a) && (!b || strstr(line, b)))
+			return true;
+		line = nl ? nl + 1 : NULL;
+	}
+	return false;
+}
+
+static void polled_cfg(struct fx *f, unsigned sources)
+{
+	f->cfg.sources = sources;
+	f->cfg.root = tree;
+	for (int l = 0; l < KSYNC_PRESSURE_NR_LEVELS; l++)
+		f->cfg.poll_ms[l] = 2;
+	f->cfg.hold_ms = 20;
+}
+
+KTEST(limit_of_an_ancestor_binds_and_a_removed_cgroup_ends_the_source)
+{
+	struct fx f;
+
+	new_tree();
+	put("proc/self/cgroup", "0::/app/sub\n");
+	put("proc/self/mountinfo", "41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n");
+	put("sys/fs/cgroup/unified/app/memory.max", "1000\n");
+	put("sys/fs/cgroup/unified/app/memory.high", "max\n");
+	/* The binding limit's group is read: its usage counts its children's. */
+	put("sys/fs/cgroup/unified/app/memory.current", "960\n");
+	put("sys/fs/cgroup/unified/app/sub/memory.max", "max\n");
+	put("sys/fs/cgroup/unified/app/sub/memory.high", "max\n");
+	put("sys/fs/cgroup/unified/app/sub/memory.current", "10\n");
+	fx_init(&f, 0);
+	polled_cfg(&f, SRC(LIMIT));
+	f.cfg.min_interval_ms[KSYNC_PRESSURE_CRITICAL] = 3600 * 1000;
+	KASSERT(ksync_pressure_create(&f.cfg, &f.p) == 0);
+	KCHECK_EQ(ksync_pressure_sources(f.p), SRC(LIMIT));
+	KCHECK(describes(f.p, "limit", "ok"));
+	int fd = ksync_pressure_fd(f.p);
+	LOOP_UNTIL(f.p, fd, stats(f.p).rounds[KSYNC_PRESSURE_CRITICAL] >= 1, 400);
+	struct ksync_pressure_stats st = stats(f.p);
+	KCHECK_EQ(st.rounds[KSYNC_PRESSURE_CRITICAL], 1);
+	/* The figure stays critical: the round digs from 7 down to the floor 0. */
+	KCHECK_EQ(st.source_scans[KSYNC_PRESSURE_SRC_LIMIT], 8);
+	KCHECK_EQ(rec_calls(&f.r), 8);
+	/* Rounds of one level stay rate limited; polls keep counting events. */
+	LOOP_UNTIL(f.p, fd, stats(f.p).rate_limited >= 3, 400);
+	st = stats(f.p);
+	KCHECK(st.rate_limited >= 3);
+	KCHECK_EQ(st.rounds[KSYNC_PRESSURE_CRITICAL], 1);
+	KCHECK(st.events[KSYNC_PRESSURE_CRITICAL] >= st.rounds[KSYNC_PRESSURE_CRITICAL] + st.rate_limited);
+	KCHECK_EQ(st.source_events[KSYNC_PRESSURE_SRC_LIMIT],
+		  st.events[1] + st.events[2] + st.events[3]);
+	/* Relief: the level falls back to none. */
+	put("sys/fs/cgroup/unified/app/memory.current", "10\n");
+	LOOP_UNTIL(f.p, fd, ksync_pressure_level(f.p) == KSYNC_PRESSURE_NONE, 400);
+	KCHECK_EQ(ksync_pressure_level(f.p), KSYNC_PRESSURE_NONE);
+	/* The group is removed: the source ends, described; the monitor goes on. */
+	rm_tree();
+	LOOP_UNTIL(f.p, fd, ksync_pressure_sources(f.p) == 0, 400);
+	KCHECK_EQ(ksync_pressure_sources(f.p), 0);
+	KCHECK(describes(f.p, "limit", NULL));
+	KCHECK(!describes(f.p, "limit", "ok"));
+	KCHECK(spurious_wakeups(f.p, fd) < 20);
+	KCHECK_EQ(ksync_pressure_dispatch(f.p), 0);
+	fx_done(&f);
+}
+
+KTEST(limit_on_the_mount_root_of_a_container_and_memory_high)
+{
+	struct fx f;
+
+	/* The container's own subtree is mounted: the mount's root is /ctr. */
+	new_tree();
+	put("proc/self/cgroup", "0::/ctr/sub\n");
+	put("proc/self/mountinfo", "41 31 0:38 /ctr /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n");
+	put("sys/fs/cgroup/memory.max", "1000\n");
+	put("sys/fs/cgroup/memory.high", "max\n");
+	put("sys/fs/cgroup/memory.current", "960\n");
+	put("sys/fs/cgroup/sub/memory.max", "100000\n");
+	put("sys/fs/cgroup/sub/memory.high", "max\n");
+	put("sys/fs/cgroup/sub/memory.current", "10\n");
+	fx_init(&f, 0);
+	polled_cfg(&f, SRC(LIMIT));
+	KASSERT(ksync_pressure_create(&f.cfg, &f.p) == 0);
+	KCHECK_EQ(ksync_pressure_sources(f.p), SRC(LIMIT));
+	int fd = ksync_pressure_fd(f.p);
+	LOOP_UNTIL(f.p, fd, stats(f.p).rounds[KSYNC_PRESSURE_CRITICAL] >= 1, 400);
+	KCHECK(stats(f.p).rounds[KSYNC_PRESSURE_CRITICAL] >= 1);
+	fx_done(&f);
+	rm_tree();
+
+	/* memory.high below memory.max is the limit. */
+	new_tree();
+	put("proc/self/cgroup", "0::/a\n");
+	put("proc/self/mountinfo", "41 31 0:38 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n");
+	put("sys/fs/cgroup/a/memory.max", "100000\n");
+	put("sys/fs/cgroup/a/memory.high", "1000\n");
+	put("sys/fs/cgroup/a/memory.current", "910\n");
+	fx_init(&f, 0);
+	polled_cfg(&f, SRC(LIMIT));
+	KASSERT(ksync_pressure_create(&f.cfg, &f.p) == 0);
+	fd = ksync_pressure_fd(f.p);
+	LOOP_UNTIL(f.p, fd, stats(f.p).rounds[KSYNC_PRESSURE_MEDIUM] >= 1, 400);
+	KCHECK(stats(f.p).rounds[KSYNC_PRESSURE_MEDIUM] >= 1);
+	KCHECK_EQ(stats(f.p).rounds[KSYNC_PRESSURE_CRITICAL], 0);
+	fx_done(&f);
+	rm_tree();
+}
+
+KTEST(v1_unlimited_is_no_limit_and_auto_falls_back_to_meminfo)
+{
+	struct fx f;
+
+	new_tree();
+	put("proc/self/cgroup", "4:memory:/grp\n");
+	put("proc/self/mountinfo", "35 31 0:32 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n");
+	put("sys/fs/cgroup/memory/grp/memory.limit_in_bytes", "9223372036854771712\n");
+	put("sys/fs/cgroup/memory/grp/memory.usage_in_bytes", "9223372036854771000\n");
+	put("sys/fs/cgroup/memory/memory.limit_in_bytes", "9223372036854771712\n");
+	put("proc/meminfo", "MemTotal: 1000 kB\nMemFree: 10 kB\nMemAvailable: 40 kB\n");
+	fx_init(&f, 0);
+	polled_cfg(&f, SRC(LIMIT));
+	KASSERT(ksync_pressure_create(&f.cfg, &f.p) == 0);
+	KCHECK_EQ(ksync_pressure_sources(f.p), 0);
+	KCHECK(describes(f.p, "limit", "off"));
+	KCHECK_EQ(ksync_pressure_destroy(f.p), 0);
+	/* AUTO: no event source opens in this tree; limit is off: meminfo. */
+	f.cfg.sources = KSYNC_PRESSURE_AUTO;
+	f.cfg.systemd_watch = "";
+	KASSERT(ksync_pressure_create(&f.cfg, &f.p) == 0);
+	KCHECK(ksync_pressure_sources(f.p) & SRC(MEMINFO));
+	KCHECK(!(ksync_pressure_sources(f.p) & SRC(LIMIT)));
+	int fd = ksync_pressure_fd(f.p);
+	LOOP_UNTIL(f.p, fd, stats(f.p).rounds[KSYNC_PRESSURE_CRITICAL] >= 1, 400);
+	KCHECK(stats(f.p).rounds[KSYNC_PRESSURE_CRITICAL] >= 1);
+	KCHECK(stats(f.p).source_scans[KSYNC_PRESSURE_SRC_MEMINFO] >= 1);
+	/* The meminfo file vanishes: the source dies, described. */
+	rm_tree();
+	LOOP_UNTIL(f.p, fd, !(ksync_pressure_sources(f.p) & SRC(MEMINFO)), 400);
+	KCHECK(!(ksync_pressure_sources(f.p) & SRC(MEMINFO)));
+	KCHECK(describes(f.p, "meminfo", NULL));
+	KCHECK(spurious_wakeups(f.p, fd) < 20);
+	fx_done(&f);
+}
+
+KTEST(budget_reads_the_rss_against_the_budget)
+{
+	struct fx f;
+
+	fx_init(&f, 0);
+	f.cfg.sources = SRC(BUDGET);
+	f.cfg.budget_bytes = 4096; /* far below any RSS */
+	for (int l = 0; l < KSYNC_PRESSURE_NR_LEVELS; l++)
+		f.cfg.poll_ms[l] = 2;
+	KASSERT(ksync_pressure_create(&f.cfg, &f.p) == 0);
+	KCHECK_EQ(ksync_pressure_sources(f.p), SRC(BUDGET));
+	int fd = ksync_pressure_fd(f.p);
+	LOOP_UNTIL(f.p, fd, stats(f.p).rounds[KSYNC_PRESSURE_CRITICAL] >= 1, 400);
+	KCHECK(stats(f.p).rounds[KSYNC_PRESSURE_CRITICAL] >= 1);
+	KCHECK_EQ(ksync_pressure_destroy(f.p), 0);
+	f.cfg.budget_bytes = 1ULL << 60;
+	KASSERT(ksync_pressure_create(&f.cfg, &f.p) == 0);
+	fd = ksync_pressure_fd(f.p);
+	for (int i = 0; i < 20; i++)
+		if (wait_fd(fd, 10) == 1)
+			KCHECK_EQ(ksync_pressure_dispatch(f.p), 0);
+	KCHECK_EQ(ksync_pressure_level(f.p), KSYNC_PRESSURE_NONE);
+	fx_done(&f);
+}
+
+/* systemd's protocol: a FIFO, a socket, /dev/null */
+
+static void no_systemd_env(void)
+{
+	unsetenv("MEMORY_PRESSURE_WATCH");
+	unsetenv("MEMORY_PRESSURE_WRITE");
+}
+
+KTEST(systemd_fifo_a_writer_that_closes_does_not_end_or_spin)
+{
+	struct fx f;
+	char path[300];
+
+	no_systemd_env();
+	new_tree();
+	snprintf(path, sizeof(path), "%s/fifo", tree);
+	KASSERT(mkfifo(path, 0600) == 0);
+	fx_init(&f, 0);
+	f.cfg.sources = SRC(SYSTEMD);
+	f.cfg.systemd_watch = path;
+	f.cfg.min_interval_ms[KSYNC_PRESSURE_MEDIUM] = 1;
+	KASSERT(ksync_pressure_create(&f.cfg, &f.p) == 0);
+	KCHECK_EQ(ksync_pressure_sources(f.p), SRC(SYSTEMD));
+	int fd = ksync_pressure_fd(f.p);
+	for (int round = 1; round <= 2; round++) {
+		int w = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+		KASSERT(w >= 0);
+		KCHECK_EQ(write(w, "x", 1), 1);
+		LOOP_UNTIL(f.p, fd, stats(f.p).rounds[KSYNC_PRESSURE_MEDIUM] >= (uint64_t)round, 400);
+		KCHECK_EQ(stats(f.p).rounds[KSYNC_PRESSURE_MEDIUM], (uint64_t)round);
+		close(w);
+		KCHECK(spurious_wakeups(f.p, fd) < 20);
+		KCHECK_EQ(ksync_pressure_sources(f.p), SRC(SYSTEMD));
+		kt_sleep_ms(3);
+	}
+	KCHECK_EQ(stats(f.p).source_events[KSYNC_PRESSURE_SRC_SYSTEMD], 2);
+	fx_done(&f);
+	rm_tree();
+}
+
+KTEST(systemd_socket_gets_the_trigger_then_its_close_ends_the_source)
+{
+	struct fx f;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	static const char trig[] = "some 200000 2000000"; /* sent with its NUL */
+	char b64[64];
+
+	no_systemd_env();
+	new_tree();
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%.90s/sock", tree);
+	int l = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	KASSERT(l >= 0);
+	KASSERT(bind(l, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+	KASSERT(listen(l, 4) == 0);
+	ksync_pressure_base64_encode((const unsigned char *)trig, sizeof(trig), b64, sizeof(b64));
+	fx_init(&f, 0);
+	f.cfg.sources = SRC(SYSTEMD);
+	f.cfg.systemd_watch = sa.sun_path;
+	f.cfg.systemd_write = b64;
+	KASSERT(ksync_pressure_create(&f.cfg, &f.p) == 0);
+	KCHECK_EQ(ksync_pressure_sources(f.p), SRC(SYSTEMD));
+	int c = accept(l, NULL, NULL);
+	KASSERT(c >= 0);
+	char got[64];
+	size_t n = 0;
+	for (int i = 0; i < 1000 && n < sizeof(trig); i++) {
+		ssize_t r = recv(c, got + n, sizeof(got) - n, MSG_DONTWAIT);
+		if (r > 0)
+			n += (size_t)r;
+		else
+			kt_sleep_ms(1);
+	}
+	KCHECK_EQ(n, sizeof(trig));
+	KCHECK(memcmp(got, trig, sizeof(trig)) == 0);
+	int fd = ksync_pressure_fd(f.p);
+	KCHECK_EQ(write(c, "!", 1), 1);
+	LOOP_UNTIL(f.p, fd, stats(f.p).rounds[KSYNC_PRESSURE_MEDIUM] >= 1, 400);
+	KCHECK_EQ(stats(f.p).rounds[KSYNC_PRESSURE_MEDIUM], 1);
+	/* The peer goes away: the source ends, described, nothing spins. */
+	close(c);
+	LOOP_UNTIL(f.p, fd, ksync_pressure_sources(f.p) == 0, 400);
+	KCHECK_EQ(ksync_pressure_sources(f.p), 0);
+	KCHECK(describes(f.p, "systemd", NULL));
+	KCHECK(!describes(f.p, "systemd", "ok"));
+	KCHECK(spurious_wakeups(f.p, fd) < 20);
+	fx_done(&f);
+	close(l);
+	rm_tree();
+}
+
+KTEST(systemd_dev_null_and_a_full_backlog_leave_the_source_off)
+{
+	struct fx f;
+
+	no_systemd_env();
+	fx_init(&f, 0);
+	f.cfg.sources = SRC(SYSTEMD);
+	f.cfg.systemd_watch = "/dev/null";
+	KASSERT(ksync_pressure_create(&f.cfg, &f.p) == 0);
+	KCHECK_EQ(ksync_pressure_sources(f.p), 0);
+	KCHECK(describes(f.p, "systemd", "off"));
+	KCHECK_EQ(ksync_pressure_destroy(f.p), 0);
+	f.p = NULL;
+
+	/* A listener whose backlog is full: the connect does not block. */
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int conns[64], nc = 0;
+	new_tree();
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%.90s/sock", tree);
+	int l = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	KASSERT(bind(l, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+	KASSERT(listen(l, 0) == 0);
+	for (; nc < 64; nc++) {
+		conns[nc] = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (connect(conns[nc], (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+			close(conns[nc]);
+			break;
+		}
+	}
+	KCHECK(nc < 64);
+	f.cfg.systemd_watch = sa.sun_path;
+	f.cfg.systemd_write = "c29tZSAyMDAwMDAgMjAwMDAwMAA=";
+	kt_watchdog("systemd connect blocks", 60);
+	KASSERT(ksync_pressure_create(&f.cfg, &f.p) == 0);
+	kt_watchdog_cancel();
+	KCHECK_EQ(ksync_pressure_sources(f.p), 0);
+	KCHECK(describes(f.p, "systemd", "off"));
+	for (int i = 0; i < nc; i++)
+		close(conns[i]);
+	close(l);
+	fx_done(&f);
+	rm_tree();
+}
+
+/* ------------------------------------------------------------------------ */
+/* The real machine                                                         */
+
+KTEST(real_psi_a_refused_window_takes_the_nearest_and_says_so)
+{
+	struct fx f;
+
+	if (access("/proc/pressure/memory", W_OK) != 0) {
+		printf("# no writable /proc/pressure/memory: skipped\n");
+		return;
+	}
+	fx_init(&f, 0);
+	f.cfg.sources = SRC(PSI_SYSTEM);
+	f.cfg.trigger[KSYNC_PRESSURE_LOW] = (struct ksync_pressure_trigger){ 0, 50000, 1000000 };
+	f.cfg.trigger[KSYNC_PRESSURE_MEDIUM] = (struct ksync_pressure_trigger){ 0, 300000, 3000000 };
+	f.cfg.trigger[KSYNC_PRESSURE_CRITICAL] = (struct ksync_pressure_trigger){ 1, 100000, 20000000 };
+	KASSERT(ksync_pressure_create(&f.cfg, &f.p) == 0);
+	char buf[4096];
+	ksync_pressure_describe(f.p, buf, sizeof(buf));
+	printf("# %s", buf);
+	KCHECK_EQ(ksync_pressure_sources(f.p), SRC(PSI_SYSTEM));
+	KCHECK(describes(f.p, "psi-system", "ok"));
+	KCHECK(describes(f.p, "psi-system", "1 s refused, 2 s taken"));
+	KCHECK(describes(f.p, "psi-system", "low some 100 ms/2 s"));
+	fx_done(&f);
+}
+
+KTEST(real_auto_takes_one_event_source_and_one_polled)
+{
+	struct fx f;
+
+	no_systemd_env();
+	fx_init(&f, 0);
+	f.cfg.sources = KSYNC_PRESSURE_AUTO;
+	KASSERT(ksync_pressure_create(&f.cfg, &f.p) == 0);
+	unsigned m = ksync_pressure_sources(f.p);
+	unsigned ev = m & (SRC(SYSTEMD) | SRC(PSI_CGROUP) | SRC(PSI_SYSTEM) | SRC(VMPRESSURE));
+	unsigned po = m & (SRC(LIMIT) | SRC(MEMINFO) | SRC(BUDGET));
+	KCHECK(ev == 0 || (ev & (ev - 1)) == 0);
+	KCHECK(po != 0 && (po & (po - 1)) == 0);
+	KCHECK(!(m & (SRC(TEST) | SRC(BUDGET))));
+	if (access("/sys/fs/cgroup/unified/memory.pressure", R_OK) == 0)
+		KCHECK(m & SRC(PSI_CGROUP));
+	char buf[4096];
+	ksync_pressure_describe(f.p, buf, sizeof(buf));
+	printf("# %s", buf);
+	KCHECK(!describes(f.p, "systemd", "ok"));
+	/* It runs on a thread and stops cleanly. */
+	KCHECK_EQ(ksync_pressure_start(f.p), 0);
+	KCHECK_EQ(ksync_pressure_stop(f.p), 0);
+	fx_done(&f);
+}
+
 int main(int argc, char **argv)
 {
 	return ktest_run(argc, argv);
