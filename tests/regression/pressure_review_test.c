@@ -503,7 +503,7 @@ static void busy_cb(struct ksync_pressure *p, enum ksync_pressure_level level, v
 	char buf[64];
 
 	(void)level;
-	c->calls++;
+	__atomic_fetch_add(&c->calls, 1, __ATOMIC_RELEASE);
 	c->stop = ksync_pressure_stop(p);
 	c->destroy = ksync_pressure_destroy(p);
 	c->dispatch = ksync_pressure_dispatch(p);
@@ -1492,6 +1492,196 @@ KTEST(real_auto_takes_one_event_source_and_one_polled)
 	KCHECK_EQ(ksync_pressure_start(f.p), 0);
 	KCHECK_EQ(ksync_pressure_stop(f.p), 0);
 	fx_done(&f);
+}
+
+/* A fake root whose cgroup hierarchy @mnt is the machine's real one. */
+static bool real_cgroup_tree(const char *cgroup_line, const char *mountinfo_line, const char *mnt)
+{
+	char link[512], status[8192];
+
+	new_tree();
+	put("proc/self/cgroup", cgroup_line);
+	put("proc/self/mountinfo", mountinfo_line);
+	FILE *f = fopen("/proc/self/status", "r");
+	if (!f)
+		return false;
+	size_t n = fread(status, 1, sizeof(status) - 1, f);
+	fclose(f);
+	status[n] = '\0';
+	put("proc/self/status", status);
+	put("proc/sys/kernel/osrelease", "");
+	f = fopen("/proc/sys/kernel/osrelease", "r");
+	if (f) {
+		n = fread(status, 1, sizeof(status) - 1, f);
+		status[n] = '\0';
+		fclose(f);
+		put("proc/sys/kernel/osrelease", status);
+	}
+	put("sys/fs/cgroup/.keep", "");
+	snprintf(link, sizeof(link), "%s%s", tree, mnt);
+	return symlink(mnt, link) == 0;
+}
+
+KTEST(real_psi_cgroup_removed_at_run_time_ends_the_source)
+{
+	struct fx f;
+	char dir[256], line[300];
+
+	if (access("/sys/fs/cgroup/unified/memory.pressure", W_OK) != 0) {
+		printf("# no cgroup2 tree at /sys/fs/cgroup/unified: skipped\n");
+		return;
+	}
+	snprintf(dir, sizeof(dir), "/sys/fs/cgroup/unified/ksync-review-%d", (int)getpid());
+	if (mkdir(dir, 0755) != 0) {
+		printf("# cannot make %s: skipped\n", dir);
+		return;
+	}
+	snprintf(line, sizeof(line), "0::/ksync-review-%d\n", (int)getpid());
+	KASSERT(real_cgroup_tree(line, "41 31 0:38 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n",
+				 "/sys/fs/cgroup/unified"));
+	fx_init(&f, 0);
+	f.cfg.sources = SRC(PSI_CGROUP) | SRC(TEST);
+	f.cfg.root = tree;
+	KASSERT(ksync_pressure_create(&f.cfg, &f.p) == 0);
+	KCHECK_EQ(ksync_pressure_sources(f.p), SRC(PSI_CGROUP) | SRC(TEST));
+	KCHECK(describes(f.p, "psi-cgroup", "ok"));
+	int fd = ksync_pressure_fd(f.p);
+	KCHECK_EQ(rmdir(dir), 0);
+	LOOP_UNTIL(f.p, fd, !(ksync_pressure_sources(f.p) & SRC(PSI_CGROUP)), 400);
+	KCHECK_EQ(ksync_pressure_sources(f.p), SRC(TEST));
+	KCHECK(describes(f.p, "psi-cgroup", NULL));
+	KCHECK(!describes(f.p, "psi-cgroup", "ok"));
+	KCHECK_EQ(stats(f.p).rounds[1] + stats(f.p).rounds[2] + stats(f.p).rounds[3], 0);
+	KCHECK(spurious_wakeups(f.p, fd) < 20);
+	/* The monitor goes on with the others. */
+	KCHECK_EQ(inject_dispatch(&f, KSYNC_PRESSURE_LOW), 1);
+	KCHECK_EQ(test_scans(f.p), 1);
+	fx_done(&f);
+	rmdir(dir);
+	rm_tree();
+}
+
+KTEST(real_vmpressure_of_a_removed_group_is_not_believed)
+{
+	struct fx f;
+	char dir[256], line[300];
+
+	if (access("/sys/fs/cgroup/memory/cgroup.event_control", W_OK) != 0) {
+		printf("# no cgroup v1 memory controller: skipped\n");
+		return;
+	}
+	snprintf(dir, sizeof(dir), "/sys/fs/cgroup/memory/ksync-review-%d", (int)getpid());
+	if (mkdir(dir, 0755) != 0) {
+		printf("# cannot make %s: skipped\n", dir);
+		return;
+	}
+	snprintf(line, sizeof(line), "4:memory:/ksync-review-%d\n", (int)getpid());
+	KASSERT(real_cgroup_tree(line, "35 31 0:32 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n",
+				 "/sys/fs/cgroup/memory"));
+	fx_init(&f, 0);
+	f.cfg.sources = SRC(VMPRESSURE) | SRC(TEST);
+	f.cfg.root = tree;
+	KASSERT(ksync_pressure_create(&f.cfg, &f.p) == 0);
+	KCHECK_EQ(ksync_pressure_sources(f.p), SRC(VMPRESSURE) | SRC(TEST));
+	KCHECK(describes(f.p, "vmpressure", "ok"));
+	int fd = ksync_pressure_fd(f.p);
+	KCHECK_EQ(rmdir(dir), 0);
+	for (int i = 0; i < 40; i++)
+		if (wait_fd(fd, 25) == 1)
+			KCHECK(ksync_pressure_dispatch(f.p) >= 0);
+	struct ksync_pressure_stats st = stats(f.p);
+	KCHECK_EQ(st.rounds[1] + st.rounds[2] + st.rounds[3], 0);
+	KCHECK_EQ(st.source_events[KSYNC_PRESSURE_SRC_VMPRESSURE], 0);
+	KCHECK(spurious_wakeups(f.p, fd) < 20);
+	KCHECK_EQ(inject_dispatch(&f, KSYNC_PRESSURE_LOW), 1);
+	KCHECK_EQ(test_scans(f.p), 1);
+	fx_done(&f);
+	rmdir(dir);
+	rm_tree();
+}
+
+KTEST(after_the_hold_the_next_round_starts_at_the_first_priority_again)
+{
+	struct fx f;
+
+	fx_init(&f, 0);
+	f.cfg.hold_ms = 20;
+	f.cfg.min_interval_ms[KSYNC_PRESSURE_LOW] = 1;
+	fx_create(&f);
+	int fd = ksync_pressure_fd(f.p);
+	KCHECK_EQ(inject_dispatch(&f, KSYNC_PRESSURE_LOW), 1);
+	kt_sleep_ms(3);
+	KCHECK_EQ(inject_dispatch(&f, KSYNC_PRESSURE_LOW), 1); /* within the hold: one lower */
+	for (int i = 0; i < 200 && ksync_pressure_level(f.p) != KSYNC_PRESSURE_NONE; i++)
+		if (wait_fd(fd, 50) == 1)
+			ksync_pressure_dispatch(f.p);
+	KCHECK_EQ(ksync_pressure_level(f.p), KSYNC_PRESSURE_NONE);
+	KCHECK_EQ(inject_dispatch(&f, KSYNC_PRESSURE_LOW), 1);
+	KCHECK_EQ(rec_calls(&f.r), 3);
+	KCHECK_EQ(prio_of(rec_call(&f.r, 0).asked, 0), 12);
+	KCHECK_EQ(prio_of(rec_call(&f.r, 1).asked, 0), 11);
+	KCHECK_EQ(prio_of(rec_call(&f.r, 2).asked, 0), 12);
+	fx_done(&f);
+}
+
+KTEST(many_injections_are_as_many_events)
+{
+	struct fx f;
+
+	fx_init(&f, 0);
+	fx_create(&f);
+	for (int i = 0; i < 100000; i++)
+		KASSERT(ksync_pressure_inject(f.p, KSYNC_PRESSURE_LOW) == 0);
+	KCHECK_EQ(ksync_pressure_dispatch(f.p), 100000);
+	KCHECK_EQ(stats(f.p).events[KSYNC_PRESSURE_LOW], 100000);
+	KCHECK_EQ(stats(f.p).rounds[KSYNC_PRESSURE_LOW], 1);
+	KCHECK_EQ(ksync_pressure_dispatch(f.p), 0);
+	fx_done(&f);
+}
+
+struct stopper2 {
+	struct ksync_pressure *p;
+	int ret, done;
+};
+
+static void *stop_it2(void *arg)
+{
+	struct stopper2 *s = arg;
+
+	s->ret = ksync_pressure_stop(s->p);
+	__atomic_store_n(&s->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+KTEST(stop_ends_a_digging_round_at_its_next_step)
+{
+	struct fx f;
+	pthread_t t;
+
+	new_tree();
+	put("proc/self/cgroup", "0::/a\n");
+	put("proc/self/mountinfo", "41 31 0:38 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n");
+	put("sys/fs/cgroup/a/memory.max", "1000\n");
+	put("sys/fs/cgroup/a/memory.high", "max\n");
+	put("sys/fs/cgroup/a/memory.current", "990\n");
+	fx_init(&f, 0);
+	polled_cfg(&f, SRC(LIMIT));
+	f.r.block = 1;
+	KASSERT(ksync_pressure_create(&f.cfg, &f.p) == 0);
+	KCHECK_EQ(ksync_pressure_start(f.p), 0);
+	KT_POLL_UNTIL(__atomic_load_n(&f.r.in_scan, __ATOMIC_ACQUIRE));
+	struct stopper2 st = { f.p, 1, 0 };
+	pthread_create(&t, NULL, stop_it2, &st);
+	kt_sleep_ms(20);
+	KCHECK_EQ(__atomic_load_n(&st.done, __ATOMIC_ACQUIRE), 0); /* it waits for the round */
+	__atomic_store_n(&f.r.release, 1, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+	KCHECK_EQ(st.ret, 0);
+	/* critical digs 7..0 (8 steps) unless stopped: it ended at the next step */
+	KCHECK(rec_calls(&f.r) <= 2);
+	KCHECK_EQ(stats(f.p).rounds[KSYNC_PRESSURE_CRITICAL], 1);
+	fx_done(&f);
+	rm_tree();
 }
 
 int main(int argc, char **argv)
