@@ -1684,6 +1684,280 @@ KTEST(stop_ends_a_digging_round_at_its_next_step)
 	rm_tree();
 }
 
+KTEST(systemd_watch_of_a_psi_file_takes_the_window_fallback)
+{
+	struct fx f;
+	static const char trig[] = "some 100000 1000000";
+	char b64[64];
+
+	if (access("/proc/pressure/memory", W_OK) != 0) {
+		printf("# no writable /proc/pressure/memory: skipped\n");
+		return;
+	}
+	no_systemd_env();
+	ksync_pressure_base64_encode((const unsigned char *)trig, sizeof(trig), b64, sizeof(b64));
+	fx_init(&f, 0);
+	f.cfg.sources = SRC(SYSTEMD);
+	f.cfg.systemd_watch = "/proc/pressure/memory";
+	f.cfg.systemd_write = b64;
+	KASSERT(ksync_pressure_create(&f.cfg, &f.p) == 0);
+	char buf[2048];
+	ksync_pressure_describe(f.p, buf, sizeof(buf));
+	printf("# %s", buf);
+	KCHECK_EQ(ksync_pressure_sources(f.p), SRC(SYSTEMD));
+	KCHECK(describes(f.p, "systemd", "ok"));
+	KCHECK(describes(f.p, "systemd", "2 s"));
+	fx_done(&f);
+
+	/* The environment is read when the config leaves both NULL. */
+	new_tree();
+	char path[300];
+	snprintf(path, sizeof(path), "%s/fifo", tree);
+	KASSERT(mkfifo(path, 0600) == 0);
+	setenv("MEMORY_PRESSURE_WATCH", path, 1);
+	fx_init(&f, 0);
+	f.cfg.sources = SRC(SYSTEMD);
+	KASSERT(ksync_pressure_create(&f.cfg, &f.p) == 0);
+	KCHECK_EQ(ksync_pressure_sources(f.p), SRC(SYSTEMD));
+	no_systemd_env();
+	fx_done(&f);
+	rm_tree();
+}
+
+KTEST(a_group_with_the_default_registry_must_be_of_its_set)
+{
+	struct fx f;
+	struct ksync_pressure *p = NULL;
+
+	fx_init(&f, KSYNC_SHRINKER_MEMCG_AWARE);
+	struct ksync_memgroup *g = ksync_shrinker_group_create(f.reg, NULL);
+	KASSERT(g);
+	f.cfg.reg = NULL; /* the default registry: g is of another set */
+	f.cfg.group = g;
+	hook_reports();
+	CHECK_MISUSE(ksync_pressure_create(&f.cfg, &p), -EINVAL);
+	unhook_reports();
+	KCHECK_EQ(ksync_shrinker_group_destroy(g), 0);
+	f.cfg.reg = f.reg;
+	f.cfg.group = NULL;
+	fx_create(&f);
+	fx_done(&f);
+}
+
+KTEST(a_floor_with_the_default_first_priority)
+{
+	struct fx f;
+
+	fx_init(&f, 0);
+	f.cfg.floor[KSYNC_PRESSURE_CRITICAL] = 5;
+	f.cfg.min_interval_ms[KSYNC_PRESSURE_CRITICAL] = 1;
+	fx_create(&f);
+	int want[] = { 7, 6, 5, 5 };
+	for (int i = 0; i < 4; i++) {
+		kt_sleep_ms(3);
+		KCHECK_EQ(inject_dispatch(&f, KSYNC_PRESSURE_CRITICAL), 1);
+	}
+	KCHECK_EQ(rec_calls(&f.r), 4);
+	for (int i = 0; i < 4 && i < rec_calls(&f.r); i++)
+		KCHECK_EQ(prio_of(rec_call(&f.r, i).asked, 0), want[i]);
+	fx_done(&f);
+}
+
+static int cb_count[KSYNC_PRESSURE_NR_LEVELS];
+
+static void count_cb(struct ksync_pressure *p, enum ksync_pressure_level level, void *arg)
+{
+	(void)p;
+	KCHECK_EQ((int)(intptr_t)arg, (int)level);
+	if (level >= 0 && level < KSYNC_PRESSURE_NR_LEVELS)
+		__atomic_fetch_add(&cb_count[level], 1, __ATOMIC_RELAXED);
+}
+
+KTEST(callbacks_run_once_per_round_not_per_event)
+{
+	struct fx f;
+
+	memset(cb_count, 0, sizeof(cb_count));
+	fx_init(&f, 0);
+	f.cfg.min_interval_ms[KSYNC_PRESSURE_LOW] = 3600 * 1000;
+	fx_create(&f);
+	for (int l = KSYNC_PRESSURE_LOW; l <= KSYNC_PRESSURE_CRITICAL; l++)
+		KCHECK_EQ(ksync_pressure_on_level(f.p, (enum ksync_pressure_level)l, count_cb, (void *)(intptr_t)l), 0);
+	for (int i = 0; i < 3; i++)
+		KCHECK_EQ(inject_dispatch(&f, KSYNC_PRESSURE_LOW), 1);
+	KCHECK_EQ(cb_count[KSYNC_PRESSURE_LOW], 1);
+	KCHECK_EQ(inject_dispatch(&f, KSYNC_PRESSURE_CRITICAL), 1);
+	KCHECK_EQ(cb_count[KSYNC_PRESSURE_CRITICAL], 1);
+	KCHECK_EQ(cb_count[KSYNC_PRESSURE_MEDIUM], 0);
+	/* cleared: no more calls */
+	KCHECK_EQ(ksync_pressure_on_level(f.p, KSYNC_PRESSURE_CRITICAL, NULL, NULL), 0);
+	kt_sleep_ms(15);
+	KCHECK_EQ(inject_dispatch(&f, KSYNC_PRESSURE_CRITICAL), 1);
+	KCHECK_EQ(stats(f.p).rounds[KSYNC_PRESSURE_CRITICAL], 2);
+	KCHECK_EQ(cb_count[KSYNC_PRESSURE_CRITICAL], 1);
+	fx_done(&f);
+}
+
+struct injector {
+	struct ksync_pressure *p;
+	int stop;
+};
+
+static void *inject_loop(void *arg)
+{
+	struct injector *in = arg;
+
+	for (unsigned i = 0; !__atomic_load_n(&in->stop, __ATOMIC_ACQUIRE); i++)
+		ksync_pressure_inject(in->p, (enum ksync_pressure_level)(1 + i % 3));
+	return NULL;
+}
+
+KTEST(stats_are_consistent_while_the_thread_runs)
+{
+	struct fx f;
+	pthread_t t;
+
+	fx_init(&f, 0);
+	for (int l = 1; l < KSYNC_PRESSURE_NR_LEVELS; l++)
+		f.cfg.min_interval_ms[l] = 1;
+	fx_create(&f);
+	KCHECK_EQ(ksync_pressure_start(f.p), 0);
+	struct injector in = { f.p, 0 };
+	pthread_create(&t, NULL, inject_loop, &in);
+	int bad = 0;
+	for (int i = 0; i < 3000; i++) {
+		struct ksync_pressure_stats st = stats(f.p);
+		uint64_t ev = 0, rd = 0;
+		for (int l = 0; l < KSYNC_PRESSURE_NR_LEVELS; l++) {
+			ev += st.events[l];
+			rd += st.rounds[l];
+			bad += st.events[l] < st.rounds[l];
+		}
+		bad += ev < rd + st.rate_limited;
+		bad += st.source_events[KSYNC_PRESSURE_SRC_TEST] != ev;
+		/* A round in flight is counted before it is measured and its
+		 * scans added (one runner: at most one such round). */
+		bad += st.latency_samples > rd || st.latency_samples + 1 < rd;
+		bad += st.source_scans[KSYNC_PRESSURE_SRC_TEST] + 1 < rd;
+		if (i % 100 == 0)
+			sched_yield();
+	}
+	__atomic_store_n(&in.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+	KCHECK_EQ(bad, 0);
+	KCHECK_EQ(ksync_pressure_stop(f.p), 0);
+	KCHECK(stats(f.p).rounds[1] + stats(f.p).rounds[2] + stats(f.p).rounds[3] >= 1);
+	fx_done(&f);
+}
+
+static void *start_it(void *arg)
+{
+	struct racer *r = arg;
+
+	r->ret = ksync_pressure_start(r->f->p);
+	return NULL;
+}
+
+static void *stop_it3(void *arg)
+{
+	struct racer *r = arg;
+
+	r->ret = ksync_pressure_stop(r->f->p);
+	return NULL;
+}
+
+KTEST(racing_starts_and_stops_one_wins_each_time)
+{
+	struct fx f;
+
+	fx_init(&f, 0);
+	fx_create(&f);
+	for (int i = 0; i < 50; i++) {
+		pthread_t a, b;
+		struct racer ra = { &f, 9, 0 }, rb = { &f, 9, 0 };
+
+		pthread_create(&a, NULL, start_it, &ra);
+		pthread_create(&b, NULL, start_it, &rb);
+		pthread_join(a, NULL);
+		pthread_join(b, NULL);
+		KCHECK((ra.ret == 0) + (rb.ret == 0) == 1);
+		KCHECK(ra.ret == -EBUSY || rb.ret == -EBUSY);
+		pthread_create(&a, NULL, stop_it3, &ra);
+		pthread_create(&b, NULL, stop_it3, &rb);
+		pthread_join(a, NULL);
+		pthread_join(b, NULL);
+		KCHECK((ra.ret == 0) + (rb.ret == 0) == 1);
+		KCHECK(ra.ret == -EINVAL || rb.ret == -EINVAL);
+	}
+	KCHECK_EQ(ksync_pressure_inject(f.p, KSYNC_PRESSURE_LOW), 0);
+	KCHECK_EQ(ksync_pressure_start(f.p), 0);
+	KT_POLL_UNTIL_MS(test_scans(f.p) == 1, 60000);
+	KCHECK_EQ(test_scans(f.p), 1);
+	fx_done(&f);
+}
+
+/* The trigger hook plays a kernel: it accepts only @ok_window (for real). */
+struct hook_log {
+	int calls;
+	uint32_t window[64];
+	int perm_first;
+	uint32_t ok_window;
+};
+static struct hook_log hl;
+
+static long play_kernel(int fd, const char *buf, size_t len, void *arg)
+{
+	struct ksync_pressure_trigger t;
+
+	(void)arg;
+	if (ksync_pressure_parse_trigger(buf, len, &t) != 0)
+		return -EINVAL;
+	if (hl.calls < 64)
+		hl.window[hl.calls] = t.window_us;
+	hl.calls++;
+	if (hl.perm_first)
+		return -EPERM;
+	if (t.window_us != hl.ok_window)
+		return -EINVAL;
+	ssize_t n = write(fd, buf, len);
+	return n < 0 ? -errno : n;
+}
+
+KTEST(psi_fallback_through_the_hook_and_no_window_cures_a_permission)
+{
+	struct fx f;
+
+	if (access("/proc/pressure/memory", W_OK) != 0) {
+		printf("# no writable /proc/pressure/memory: skipped\n");
+		return;
+	}
+	memset(&hl, 0, sizeof(hl));
+	hl.ok_window = 4000000;
+	ksync_pressure_set_write_hook(play_kernel, NULL);
+	fx_init(&f, 0);
+	f.cfg.sources = SRC(PSI_SYSTEM);
+	f.cfg.trigger[KSYNC_PRESSURE_LOW] = (struct ksync_pressure_trigger){ 0, 50000, 1000000 };
+	KASSERT(ksync_pressure_create(&f.cfg, &f.p) == 0);
+	KCHECK_EQ(ksync_pressure_sources(f.p), SRC(PSI_SYSTEM));
+	KCHECK(describes(f.p, "psi-system", "200 ms/4 s"));
+	KCHECK(hl.calls >= 3);
+	KCHECK_EQ(hl.window[0], 1000000); /* the window asked for first */
+	KCHECK_EQ(ksync_pressure_destroy(f.p), 0);
+	f.p = NULL;
+
+	memset(&hl, 0, sizeof(hl));
+	hl.perm_first = 1;
+	KASSERT(ksync_pressure_create(&f.cfg, &f.p) == 0);
+	KCHECK_EQ(ksync_pressure_sources(f.p), 0);
+	KCHECK(describes(f.p, "psi-system", "off"));
+	/* One try per level at most, each with the window asked for. */
+	KCHECK(hl.calls >= 1 && hl.calls <= 3);
+	for (int i = 0; i < hl.calls && i < 3; i++)
+		KCHECK(hl.window[i] == 1000000 || hl.window[i] == 2000000);
+	ksync_pressure_set_write_hook(NULL, NULL);
+	fx_done(&f);
+}
+
 int main(int argc, char **argv)
 {
 	return ktest_run(argc, argv);
