@@ -1958,6 +1958,62 @@ KTEST(psi_fallback_through_the_hook_and_no_window_cures_a_permission)
 	fx_done(&f);
 }
 
+/*
+ * The config's strings (root, systemd_watch, systemd_write) are the
+ * caller's: nothing says they must outlive create. A child of fork()
+ * reopens the sources from them (start, fd or dispatch in the child).
+ */
+static int child_reopens(struct fx *f)
+{
+	int bad = 0;
+
+	if (ksync_pressure_fd(f->p) < 0) /* reopens in the child */
+		bad |= 1;
+	if (ksync_pressure_sources(f->p) != (SRC(LIMIT) | SRC(SYSTEMD)))
+		bad |= 2;
+	if (!describes(f->p, "limit", "ok"))
+		bad |= 4;
+	if (!describes(f->p, "systemd", "FIFO"))
+		bad |= 8;
+	if (ksync_pressure_destroy(f->p) != 0)
+		bad |= 16;
+	return bad;
+}
+
+KTEST(config_strings_need_not_outlive_create)
+{
+	struct fx f;
+	char fifo[300];
+
+	no_systemd_env();
+	new_tree();
+	put("proc/self/cgroup", "0::/a\n");
+	put("proc/self/mountinfo", "41 31 0:38 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n");
+	put("sys/fs/cgroup/a/memory.max", "1000\n");
+	put("sys/fs/cgroup/a/memory.high", "max\n");
+	put("sys/fs/cgroup/a/memory.current", "10\n");
+	snprintf(fifo, sizeof(fifo), "%s/fifo", tree);
+	KASSERT(mkfifo(fifo, 0600) == 0);
+	char *root = strdup(tree), *watch = strdup(fifo);
+	KASSERT(root && watch);
+	fx_init(&f, 0);
+	polled_cfg(&f, SRC(LIMIT) | SRC(SYSTEMD));
+	f.cfg.root = root;
+	f.cfg.systemd_watch = watch;
+	KASSERT(ksync_pressure_create(&f.cfg, &f.p) == 0);
+	KCHECK_EQ(ksync_pressure_sources(f.p), SRC(LIMIT) | SRC(SYSTEMD));
+	/* The caller reuses its buffers, then frees them. */
+	memset(root, 'x', strlen(root));
+	memset(watch, 'y', strlen(watch));
+	free(root);
+	free(watch);
+	f.cfg.root = NULL;
+	f.cfg.systemd_watch = NULL;
+	KCHECK_EQ(run_child(child_reopens, &f), 0);
+	fx_done(&f);
+	rm_tree();
+}
+
 int main(int argc, char **argv)
 {
 	return ktest_run(argc, argv);
