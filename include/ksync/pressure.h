@@ -124,6 +124,9 @@ struct ksync_pressure_trigger {
  * @root: a directory standing for "/" when reading /proc and /sys (tests); NULL: "/"
  * @systemd_watch, @systemd_write: stand-ins for $MEMORY_PRESSURE_WATCH and
  *         $MEMORY_PRESSURE_WRITE (NULL: read the environment)
+ *
+ * ksync_pressure_create() copies the config, its strings (and the
+ * environment's values) included: none of them need outlive the call.
  */
 struct ksync_pressure_config {
 	unsigned sources;

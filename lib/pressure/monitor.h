@@ -43,6 +43,7 @@
 struct ksync_pressure {
 	/* Set at create, read-only afterwards. */
 	struct ksync__penv env;    /* the config, every default filled in */
+	char *strings;             /* env.cfg's root, systemd_watch, systemd_write: our copies */
 	unsigned requested;        /* cfg->sources as given (0: AUTO) */
 	struct ksync_shrinker_registry *reg;
 	struct ksync_memgroup *group; /* a reference of ours, or NULL */
