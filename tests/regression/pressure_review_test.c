@@ -2014,6 +2014,34 @@ KTEST(config_strings_need_not_outlive_create)
 	rm_tree();
 }
 
+/*
+ * MemTotal - MemAvailable is memory in use: a MemAvailable above MemTotal
+ * must not read as 2^64 - x bytes of it (critical pressure).
+ */
+KTEST(meminfo_available_above_total_is_no_pressure)
+{
+	struct fx f;
+
+	new_tree();
+	put("proc/meminfo", "MemTotal: 1000 kB\nMemFree: 10 kB\nMemAvailable: 2000 kB\n");
+	fx_init(&f, 0);
+	polled_cfg(&f, SRC(MEMINFO));
+	KASSERT(ksync_pressure_create(&f.cfg, &f.p) == 0);
+	/* The parser refuses the text (-EINVAL): the source stays off, described. */
+	KCHECK_EQ(ksync_pressure_sources(f.p), 0);
+	KCHECK(describes(f.p, "meminfo", "off"));
+	int fd = ksync_pressure_fd(f.p);
+	for (int i = 0; i < 20; i++)
+		if (wait_fd(fd, 10) == 1)
+			KCHECK(ksync_pressure_dispatch(f.p) >= 0);
+	struct ksync_pressure_stats st = stats(f.p);
+	KCHECK_EQ(st.events[1] + st.events[2] + st.events[3], 0);
+	KCHECK_EQ(st.rounds[1] + st.rounds[2] + st.rounds[3], 0);
+	KCHECK_EQ(ksync_pressure_level(f.p), KSYNC_PRESSURE_NONE);
+	fx_done(&f);
+	rm_tree();
+}
+
 int main(int argc, char **argv)
 {
 	return ktest_run(argc, argv);
