@@ -466,6 +466,9 @@ void ksync__pm_wait_runner(struct ksync_pressure *m)
 		expected = 0;
 		nanosleep(&ts, NULL);
 	}
+	/* A stop() that gave @busy back may still be unlocking: wait for it too. */
+	pthread_mutex_lock(&m->lock);
+	pthread_mutex_unlock(&m->lock);
 }
 
 int ksync__pressure_stop(KSYNC_SITE_ARGS, struct ksync_pressure *p)
@@ -497,7 +500,10 @@ int ksync__pressure_fd(KSYNC_SITE_ARGS, struct ksync_pressure *p)
 	/* R3: as a dispatcher, to reopen in a child of fork(). */
 	if (__atomic_compare_exchange_n(&p->busy, &expected, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
 		reopen_if_forked(p);
+		int fd = p->epfd; /* read while we are the runner: destroy waits for it */
+
 		__atomic_store_n(&p->busy, 0, __ATOMIC_RELEASE);
+		return fd;
 	}
 	return p->epfd;
 }
