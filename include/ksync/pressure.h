@@ -162,8 +162,8 @@ typedef void (*ksync_pressure_fn)(struct ksync_pressure *p, enum ksync_pressure_
  * @out: the monitor
  *
  * Return: 0; -EINVAL (reported) for a bad config (unknown source bits,
- * SRC_BUDGET without @budget_bytes, a priority outside 0..12 or a floor above
- * it, a trigger with a stall longer than its window, a group of another set);
+ * SRC_BUDGET without @budget_bytes, a priority or a floor outside 0..12, a
+ * floor above its priority, a trigger with a stall longer than its window, a group of another set);
  * -ENOMEM. The environment (missing files, permissions) never fails it.
  */
 int ksync__pressure_create(const char *file, int line, const struct ksync_pressure_config *cfg,

@@ -149,6 +149,11 @@ KTEST(create_refuses_each_documented_bad_config_at_the_callers_line)
 	CHECK_MISUSE(ksync_pressure_create(&f.cfg, &p), -EINVAL);
 	f.cfg.priority[KSYNC_PRESSURE_CRITICAL] = 0;
 	f.cfg.floor[KSYNC_PRESSURE_CRITICAL] = 0;
+	f.cfg.priority[KSYNC_PRESSURE_LOW] = 5;
+	f.cfg.floor[KSYNC_PRESSURE_LOW] = -1;
+	CHECK_MISUSE(ksync_pressure_create(&f.cfg, &p), -EINVAL);
+	f.cfg.priority[KSYNC_PRESSURE_LOW] = 0;
+	f.cfg.floor[KSYNC_PRESSURE_LOW] = 0;
 	/* Triggers are checked whatever the sources. */
 	f.cfg.trigger[KSYNC_PRESSURE_LOW] = (struct ksync_pressure_trigger){ 0, 2000001, 2000000 };
 	CHECK_MISUSE(ksync_pressure_create(&f.cfg, &p), -EINVAL);
