@@ -1646,16 +1646,33 @@ KTEST(many_injections_are_as_many_events)
 
 struct stopper2 {
 	struct ksync_pressure *p;
-	int ret, done;
+	int ret, done, tid;
 };
 
 static void *stop_it2(void *arg)
 {
 	struct stopper2 *s = arg;
 
+	__atomic_store_n(&s->tid, (int)gettid(), __ATOMIC_RELEASE);
 	s->ret = ksync_pressure_stop(s->p);
 	__atomic_store_n(&s->done, 1, __ATOMIC_RELEASE);
 	return NULL;
+}
+
+/* The state letter of thread @tid of this process ('R', 'S', ...), or 0. */
+static char thread_state(int tid)
+{
+	char path[64], buf[512];
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	char *rp = strrchr(buf, ')');
+	return rp && rp[1] == ' ' ? rp[2] : 0;
 }
 
 KTEST(stop_ends_a_digging_round_at_its_next_step)
@@ -1675,9 +1692,17 @@ KTEST(stop_ends_a_digging_round_at_its_next_step)
 	KASSERT(ksync_pressure_create(&f.cfg, &f.p) == 0);
 	KCHECK_EQ(ksync_pressure_start(f.p), 0);
 	KT_POLL_UNTIL(__atomic_load_n(&f.r.in_scan, __ATOMIC_ACQUIRE));
-	struct stopper2 st = { f.p, 1, 0 };
+	struct stopper2 st = { f.p, 1, 0, 0 };
 	pthread_create(&t, NULL, stop_it2, &st);
-	kt_sleep_ms(20);
+	/*
+	 * Release the round only once the stopper sleeps: in stop's join, so
+	 * after it raised the stop flag (the monitor's lock is not held by
+	 * the blocked round, so the join is stop's only sleep).
+	 */
+	KT_POLL_UNTIL(__atomic_load_n(&st.tid, __ATOMIC_ACQUIRE));
+	for (int i = 0; i < 10000 && thread_state(st.tid) != 'S'; i++)
+		kt_sleep_ms(1);
+	KCHECK_EQ(thread_state(st.tid), 'S');
 	KCHECK_EQ(__atomic_load_n(&st.done, __ATOMIC_ACQUIRE), 0); /* it waits for the round */
 	__atomic_store_n(&f.r.release, 1, __ATOMIC_RELEASE);
 	pthread_join(t, NULL);
