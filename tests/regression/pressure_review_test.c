@@ -2072,6 +2072,28 @@ KTEST(meminfo_available_above_total_is_no_pressure)
 	rm_tree();
 }
 
+KTEST(auto_takes_systemd_first_when_its_variables_are_set)
+{
+	struct fx f;
+	char fifo[300];
+
+	no_systemd_env();
+	new_tree();
+	snprintf(fifo, sizeof(fifo), "%s/fifo", tree);
+	KASSERT(mkfifo(fifo, 0600) == 0);
+	fx_init(&f, 0);
+	f.cfg.sources = KSYNC_PRESSURE_AUTO;
+	f.cfg.systemd_watch = fifo;
+	KASSERT(ksync_pressure_create(&f.cfg, &f.p) == 0);
+	unsigned m = ksync_pressure_sources(f.p);
+	KCHECK(m & SRC(SYSTEMD));
+	KCHECK(!(m & (SRC(PSI_CGROUP) | SRC(PSI_SYSTEM) | SRC(VMPRESSURE))));
+	KCHECK(m & (SRC(LIMIT) | SRC(MEMINFO)));
+	KCHECK(!describes(f.p, "psi-cgroup", NULL)); /* not tried */
+	fx_done(&f);
+	rm_tree();
+}
+
 int main(int argc, char **argv)
 {
 	return ktest_run(argc, argv);
