@@ -388,7 +388,7 @@ KTEST(fd_wakes_when_the_level_falls_back_to_none)
 	struct fx f;
 
 	fx_init(&f, 0);
-	f.cfg.hold_ms = 30;
+	f.cfg.hold_ms = 300; /* long enough for the check right after the round, loaded or not */
 	fx_create(&f);
 	int fd = ksync_pressure_fd(f.p);
 	KASSERT(fd >= 0);
@@ -1610,7 +1610,7 @@ KTEST(after_the_hold_the_next_round_starts_at_the_first_priority_again)
 	struct fx f;
 
 	fx_init(&f, 0);
-	f.cfg.hold_ms = 20;
+	f.cfg.hold_ms = 300; /* the second event falls within it, loaded or not */
 	f.cfg.min_interval_ms[KSYNC_PRESSURE_LOW] = 1;
 	fx_create(&f);
 	int fd = ksync_pressure_fd(f.p);
@@ -1872,6 +1872,8 @@ KTEST(stats_are_consistent_while_the_thread_runs)
 		if (i % 100 == 0)
 			sched_yield();
 	}
+	/* Rounds happen (the injector and the thread may start late). */
+	KT_POLL_UNTIL_MS(stats(f.p).rounds[1] + stats(f.p).rounds[2] + stats(f.p).rounds[3] >= 1, 60000);
 	__atomic_store_n(&in.stop, 1, __ATOMIC_RELEASE);
 	pthread_join(t, NULL);
 	KCHECK_EQ(bad, 0);
