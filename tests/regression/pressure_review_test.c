@@ -2096,6 +2096,88 @@ KTEST(auto_takes_systemd_first_when_its_variables_are_set)
 	rm_tree();
 }
 
+/*
+ * "Every parser takes a buffer and its length, needs no NUL, never reads
+ * past @len": each input is copied into a heap block of exactly its length
+ * (no NUL after it), so ASan sees a read one byte too far. The inputs end
+ * where a scanner would look one further: inside a number, a word, an
+ * escape, a base64 quantum. Every prefix of each is tried too.
+ */
+typedef int (*parse_fn)(const char *buf, size_t len);
+
+static int p_psi(const char *b, size_t n) { struct ksync_pressure_psi o; return ksync_pressure_parse_psi(b, n, &o); }
+static int p_meminfo(const char *b, size_t n) { uint64_t t, a; return ksync_pressure_parse_meminfo(b, n, &t, &a); }
+static int p_cgroup(const char *b, size_t n)
+{
+	static struct ksync_pressure_cgroup o;
+	return ksync_pressure_parse_cgroup(b, n, &o);
+}
+static int p_mount(const char *b, size_t n)
+{
+	static struct ksync_pressure_mount o;
+	return ksync_pressure_parse_mountinfo_line(b, n, &o);
+}
+static int p_value(const char *b, size_t n) { uint64_t v; return ksync_pressure_parse_cgroup_value(b, n, &v); }
+static int p_events(const char *b, size_t n) { struct ksync_pressure_memory_events o; return ksync_pressure_parse_memory_events(b, n, &o); }
+static int p_statm(const char *b, size_t n) { uint64_t a, c; return ksync_pressure_parse_statm(b, n, &a, &c); }
+static int p_capeff(const char *b, size_t n) { uint64_t v; return ksync_pressure_parse_capeff(b, n, &v); }
+static int p_release(const char *b, size_t n) { unsigned a, c; return ksync_pressure_parse_kernel_release(b, n, &a, &c); }
+static int p_b64(const char *b, size_t n) { unsigned char o[64]; size_t l; return ksync_pressure_base64_decode(b, n, o, sizeof(o), &l); }
+static int p_trigger(const char *b, size_t n) { struct ksync_pressure_trigger t; return ksync_pressure_parse_trigger(b, n, &t); }
+
+KTEST(parsers_never_read_past_len)
+{
+	static const struct {
+		parse_fn fn;
+		const char *text;
+	} cases[] = {
+		{ p_psi, "some avg10=1.23 avg60=0.00 avg300=0.00 total=12345" },
+		{ p_psi, "some avg10=1.23 avg60=0.00 avg300=0.00 total=1\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=9" },
+		{ p_meminfo, "MemTotal: 1000 kB\nMemAvailable: 40 kB" },
+		{ p_meminfo, "MemAvailable: 40 kB\nMemTotal: 1000 kB" },
+		{ p_cgroup, "4:memory:/a\n0::/abc" },
+		{ p_cgroup, "0::/" },
+		{ p_mount, "30 25 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw,nsdelegate" },
+		{ p_mount, "30 25 0:26 / /sys/fs/cg\\040x rw - cgroup2 cgroup2 rw\\04" },
+		{ p_mount, "30 25 0:26 /\\" },
+		{ p_value, "12345" },
+		{ p_value, "max" },
+		{ p_events, "low 1\nhigh 2\nmax 3\noom 4\noom_kill 5" },
+		{ p_statm, "100 200" },
+		{ p_capeff, "Name:\tx\nCapEff:\t000001fffeffffff" },
+		{ p_release, "6.18" },
+		{ p_release, "6.18.44-fc" },
+		{ p_b64, "c29tZSAyMDAwMDAgMjAwMDAwMAA" },
+		{ p_b64, "QUJD" },
+		{ p_trigger, "some 150000 1000000" },
+		{ p_trigger, "full 1 2" },
+	};
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		size_t len = strlen(cases[c].text);
+		for (size_t n = 0; n <= len; n++) {
+			char *b = malloc(n ? n : 1);
+			KASSERT(b);
+			memcpy(b, cases[c].text, n);
+			int r = cases[c].fn(b, n);
+			KCHECK(r <= 0);
+			free(b);
+		}
+	}
+	/* The whole inputs parse. */
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		size_t len = strlen(cases[c].text);
+		char *b = malloc(len);
+		memcpy(b, cases[c].text, len);
+		int r = cases[c].fn(b, len);
+		if ((cases[c].fn != p_mount || c == 6) && r != 0) {
+			printf("# %s: %d\n", cases[c].text, r);
+			KCHECK_EQ(r, 0);
+		}
+		free(b);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	return ktest_run(argc, argv);
