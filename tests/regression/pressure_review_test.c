@@ -2178,6 +2178,97 @@ KTEST(parsers_never_read_past_len)
 	}
 }
 
+/*
+ * vmpressure's levels are the kernel's own: one kernel event is one event
+ * of its level. The kernel signals every registration whose level is at or
+ * below the event's (mm/vmpressure.c: "if (level < ev->level) continue"),
+ * so a critical event also signals the low and the medium eventfds: read
+ * one by one, one critical event counted as a low, a medium and a critical
+ * one (and, read in separate passes, ran extra low and medium rounds).
+ * A child allocates anonymous memory past a v1 group's limit on a host
+ * without swap: reclaim finds nothing to free, the kernel reports critical
+ * until the child is killed by the group's OOM killer.
+ */
+KTEST(real_vmpressure_critical_events_are_not_low_and_medium_too)
+{
+	struct fx f;
+	char dir[256], line[300], path[320];
+
+	if (access("/sys/fs/cgroup/memory/cgroup.event_control", W_OK) != 0) {
+		printf("# no cgroup v1 memory controller: skipped\n");
+		return;
+	}
+	snprintf(dir, sizeof(dir), "/sys/fs/cgroup/memory/ksync-review-oom-%d", (int)getpid());
+	if (mkdir(dir, 0755) != 0) {
+		printf("# cannot make %s: skipped\n", dir);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/memory.limit_in_bytes", dir);
+	FILE *lf = fopen(path, "w");
+	KASSERT(lf);
+	fputs("33554432", lf); /* 32 MiB */
+	KASSERT(fclose(lf) == 0);
+	snprintf(line, sizeof(line), "4:memory:/ksync-review-oom-%d\n", (int)getpid());
+	KASSERT(real_cgroup_tree(line, "35 31 0:32 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n",
+				 "/sys/fs/cgroup/memory"));
+	fx_init(&f, 0);
+	f.cfg.sources = SRC(VMPRESSURE);
+	f.cfg.root = tree;
+	for (int l = 1; l < KSYNC_PRESSURE_NR_LEVELS; l++)
+		f.cfg.min_interval_ms[l] = 1;
+	KASSERT(ksync_pressure_create(&f.cfg, &f.p) == 0);
+	KCHECK_EQ(ksync_pressure_sources(f.p), SRC(VMPRESSURE));
+	int fd = ksync_pressure_fd(f.p);
+	fflush(stdout);
+	fflush(stderr);
+	pid_t pid = fork();
+	if (pid == 0) {
+		char me[32];
+		snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+		snprintf(me, sizeof(me), "%d", (int)getpid());
+		int cfd = open(path, O_WRONLY);
+		if (cfd < 0 || write(cfd, me, strlen(me)) < 0)
+			_exit(3);
+		close(cfd);
+		for (int i = 0; i < 256; i++) { /* 256 MiB, 8 times the limit */
+			char *x = malloc(1 << 20);
+			if (!x)
+				_exit(4);
+			memset(x, 1, 1 << 20);
+		}
+		_exit(5); /* not killed: the limit did not hold */
+	}
+	KASSERT(pid > 0);
+	int status = 0;
+	bool done = false;
+	for (int i = 0; i < 6000 && !done; i++) {
+		if (wait_fd(fd, 10) == 1)
+			ksync_pressure_dispatch(f.p);
+		done = waitpid(pid, &status, WNOHANG) == pid;
+	}
+	if (!done) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+	for (int i = 0; i < 20; i++) /* what the kernel signalled last */
+		if (wait_fd(fd, 10) == 1)
+			ksync_pressure_dispatch(f.p);
+	struct ksync_pressure_stats st = stats(f.p);
+	printf("# vmpressure events: low %llu, medium %llu, critical %llu; child %s\n",
+	       (unsigned long long)st.events[1], (unsigned long long)st.events[2],
+	       (unsigned long long)st.events[3],
+	       WIFSIGNALED(status) ? "killed" : "exited");
+	KCHECK(WIFSIGNALED(status));
+	if (st.events[KSYNC_PRESSURE_CRITICAL] >= 3)
+		KCHECK(st.events[KSYNC_PRESSURE_LOW] + st.events[KSYNC_PRESSURE_MEDIUM] <
+		       st.events[KSYNC_PRESSURE_CRITICAL]);
+	else
+		printf("# too few critical events to judge\n");
+	fx_done(&f);
+	rmdir(dir);
+	rm_tree();
+}
+
 int main(int argc, char **argv)
 {
 	return ktest_run(argc, argv);
