@@ -93,8 +93,9 @@ enum ksync_pressure_source {
  * @stall_us: stall time per window that fires the trigger
  * @window_us: window length
  * All zero: the default (GLib's): LOW some 70 ms / 2 s, MEDIUM some 100 ms / 2 s,
- * CRITICAL full 100 ms / 2 s. A zero @stall_us or @window_us alone takes that
- * default too, @full included (the kernel refuses a zero stall or window).
+ * CRITICAL full 100 ms / 2 s. A zero @stall_us takes that default too, @full
+ * and @window_us included (the kernel refuses a zero stall); a stall with a
+ * zero window is longer than its window (misuse).
  */
 struct ksync_pressure_trigger {
 	int full;
