@@ -42,6 +42,8 @@ struct poll_priv {
 	uint64_t page_size;
 	char file[KSYNC__PATH_MAX];  /* what sample() reads */
 	char shown[KSYNC__PATH_MAX]; /* the same, as the process sees it */
+	char limdir[KSYNC__PATH_MAX]; /* POLL_CGROUP: the directory whose limit binds */
+	bool v2;                      /* POLL_CGROUP: limdir is a v2 directory */
 };
 
 static const unsigned default_permille[KSYNC_PRESSURE_NR_LEVELS] = { 0, 800, 900, 950 };
@@ -178,6 +180,8 @@ static int limit_open(struct ksync__psrc *s, const struct ksync__penv *env)
 		if (find_tightest(env, true, dir, rel, best, best_rel, &limit) > 0) {
 			snprintf(p->file, sizeof(p->file), "%s/memory.current", best);
 			snprintf(p->shown, sizeof(p->shown), "%s/memory.current", best_rel);
+			snprintf(p->limdir, sizeof(p->limdir), "%s", best);
+			p->v2 = true;
 			limit_file = "the lower of memory.max and memory.high";
 		}
 	}
@@ -186,6 +190,7 @@ static int limit_open(struct ksync__psrc *s, const struct ksync__penv *env)
 		if (find_tightest(env, false, dir, rel, best, best_rel, &limit) > 0) {
 			snprintf(p->file, sizeof(p->file), "%s/memory.usage_in_bytes", best);
 			snprintf(p->shown, sizeof(p->shown), "%s/memory.usage_in_bytes", best_rel);
+			snprintf(p->limdir, sizeof(p->limdir), "%s", best);
 			limit_file = "memory.limit_in_bytes";
 		}
 	}
@@ -279,6 +284,18 @@ static int poll_sample(struct ksync__psrc *s)
 	switch (p->kind) {
 	case POLL_CGROUP:
 		r = ksync_pressure_parse_cgroup_value(buf, (size_t)n, &figure);
+		/*
+		 * The limit is read again each time: senpai, systemd-oomd and
+		 * administrators move memory.high and limit_in_bytes while a
+		 * program runs. A limit lifted since (unlimited now) reads as
+		 * no pressure; the directory is the one that bound at open.
+		 */
+		if (r == 0) {
+			uint64_t lim;
+
+			if (dir_limit(p->limdir, p->v2, &lim) == 0)
+				s->limit = lim;
+		}
 		break;
 	case POLL_MEMINFO:
 		r = ksync_pressure_parse_meminfo(buf, (size_t)n, &total, &avail);
