@@ -50,7 +50,7 @@ static const unsigned default_permille[KSYNC_PRESSURE_NR_LEVELS] = { 0, 800, 900
 
 static struct poll_priv *priv_new(struct ksync__psrc *s, const struct ksync__penv *env, enum poll_kind kind)
 {
-	struct poll_priv *p = calloc(1, sizeof(*p));
+	struct poll_priv *p = KSYNC__ALLOC(calloc(1, sizeof(*p)));
 
 	s->nr_fds = 0;
 	s->priv = p;
@@ -161,8 +161,8 @@ static int poll_sample(struct ksync__psrc *s);
 
 static int limit_open(struct ksync__psrc *s, const struct ksync__penv *env)
 {
-	char *dir = malloc(KSYNC__PATH_MAX), *rel = malloc(KSYNC__PATH_MAX);
-	char *best = malloc(KSYNC__PATH_MAX), *best_rel = malloc(KSYNC__PATH_MAX);
+	char *dir = KSYNC__ALLOC(malloc(KSYNC__PATH_MAX)), *rel = KSYNC__ALLOC(malloc(KSYNC__PATH_MAX));
+	char *best = KSYNC__ALLOC(malloc(KSYNC__PATH_MAX)), *best_rel = KSYNC__ALLOC(malloc(KSYNC__PATH_MAX));
 	struct poll_priv *p = priv_new(s, env, POLL_CGROUP);
 	const char *limit_file = NULL;
 	uint64_t limit = KSYNC_PRESSURE_UNLIMITED;

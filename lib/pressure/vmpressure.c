@@ -64,7 +64,7 @@ static int vmp_open(struct ksync__psrc *s, const struct ksync__penv *env)
 
 	s->nr_fds = 0;
 	s->priv = NULL;
-	if (!(p = malloc(sizeof(*p)))) {
+	if (!(p = KSYNC__ALLOC(malloc(sizeof(*p))))) {
 		ksync__psrc_desc(s, "out of memory");
 		return -ENOMEM;
 	}
