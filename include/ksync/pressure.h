@@ -93,7 +93,9 @@ enum ksync_pressure_source {
  * @stall_us: stall time per window that fires the trigger
  * @window_us: window length
  * All zero: the default (GLib's): LOW some 70 ms / 2 s, MEDIUM some 100 ms / 2 s,
- * CRITICAL full 100 ms / 2 s.
+ * CRITICAL full 100 ms / 2 s. A zero @stall_us takes that default too, @full
+ * and @window_us included (the kernel refuses a zero stall); a stall with a
+ * zero window is longer than its window (misuse).
  */
 struct ksync_pressure_trigger {
 	int full;
@@ -124,6 +126,9 @@ struct ksync_pressure_trigger {
  * @root: a directory standing for "/" when reading /proc and /sys (tests); NULL: "/"
  * @systemd_watch, @systemd_write: stand-ins for $MEMORY_PRESSURE_WATCH and
  *         $MEMORY_PRESSURE_WRITE (NULL: read the environment)
+ *
+ * ksync_pressure_create() copies the config, its strings (and the
+ * environment's values) included: none of them need outlive the call.
  */
 struct ksync_pressure_config {
 	unsigned sources;
@@ -159,8 +164,8 @@ typedef void (*ksync_pressure_fn)(struct ksync_pressure *p, enum ksync_pressure_
  * @out: the monitor
  *
  * Return: 0; -EINVAL (reported) for a bad config (unknown source bits,
- * SRC_BUDGET without @budget_bytes, a priority outside 0..12 or a floor above
- * it, a trigger with a stall longer than its window, a group of another set);
+ * SRC_BUDGET without @budget_bytes, a priority or a floor outside 0..12, a
+ * floor above its priority, a trigger with a stall longer than its window, a group of another set);
  * -ENOMEM. The environment (missing files, permissions) never fails it.
  */
 int ksync__pressure_create(const char *file, int line, const struct ksync_pressure_config *cfg,
@@ -169,7 +174,9 @@ int ksync__pressure_create(const char *file, int line, const struct ksync_pressu
 
 /**
  * ksync_pressure_destroy() - stop the monitor if it runs, close its sources, free it.
- * Return: 0; -EDEADLK (reported) from the monitor's own callback. NULL: 0.
+ * A dispatch in flight on another thread (fd mode) is waited for, as the
+ * helper thread's round is; a call made after destroy returned is the
+ * caller's use after free. Return: 0; -EDEADLK (reported) from the monitor's own callback. NULL: 0.
  */
 int ksync__pressure_destroy(const char *file, int line, struct ksync_pressure *p);
 #define ksync_pressure_destroy(...) ksync__pressure_destroy(__FILE__, __LINE__, __VA_ARGS__)

@@ -42,13 +42,15 @@ struct poll_priv {
 	uint64_t page_size;
 	char file[KSYNC__PATH_MAX];  /* what sample() reads */
 	char shown[KSYNC__PATH_MAX]; /* the same, as the process sees it */
+	char limdir[KSYNC__PATH_MAX]; /* POLL_CGROUP: the directory whose limit binds */
+	bool v2;                      /* POLL_CGROUP: limdir is a v2 directory */
 };
 
 static const unsigned default_permille[KSYNC_PRESSURE_NR_LEVELS] = { 0, 800, 900, 950 };
 
 static struct poll_priv *priv_new(struct ksync__psrc *s, const struct ksync__penv *env, enum poll_kind kind)
 {
-	struct poll_priv *p = calloc(1, sizeof(*p));
+	struct poll_priv *p = KSYNC__ALLOC(calloc(1, sizeof(*p)));
 
 	s->nr_fds = 0;
 	s->priv = p;
@@ -159,8 +161,8 @@ static int poll_sample(struct ksync__psrc *s);
 
 static int limit_open(struct ksync__psrc *s, const struct ksync__penv *env)
 {
-	char *dir = malloc(KSYNC__PATH_MAX), *rel = malloc(KSYNC__PATH_MAX);
-	char *best = malloc(KSYNC__PATH_MAX), *best_rel = malloc(KSYNC__PATH_MAX);
+	char *dir = KSYNC__ALLOC(malloc(KSYNC__PATH_MAX)), *rel = KSYNC__ALLOC(malloc(KSYNC__PATH_MAX));
+	char *best = KSYNC__ALLOC(malloc(KSYNC__PATH_MAX)), *best_rel = KSYNC__ALLOC(malloc(KSYNC__PATH_MAX));
 	struct poll_priv *p = priv_new(s, env, POLL_CGROUP);
 	const char *limit_file = NULL;
 	uint64_t limit = KSYNC_PRESSURE_UNLIMITED;
@@ -178,6 +180,8 @@ static int limit_open(struct ksync__psrc *s, const struct ksync__penv *env)
 		if (find_tightest(env, true, dir, rel, best, best_rel, &limit) > 0) {
 			snprintf(p->file, sizeof(p->file), "%s/memory.current", best);
 			snprintf(p->shown, sizeof(p->shown), "%s/memory.current", best_rel);
+			snprintf(p->limdir, sizeof(p->limdir), "%s", best);
+			p->v2 = true;
 			limit_file = "the lower of memory.max and memory.high";
 		}
 	}
@@ -186,6 +190,7 @@ static int limit_open(struct ksync__psrc *s, const struct ksync__penv *env)
 		if (find_tightest(env, false, dir, rel, best, best_rel, &limit) > 0) {
 			snprintf(p->file, sizeof(p->file), "%s/memory.usage_in_bytes", best);
 			snprintf(p->shown, sizeof(p->shown), "%s/memory.usage_in_bytes", best_rel);
+			snprintf(p->limdir, sizeof(p->limdir), "%s", best);
 			limit_file = "memory.limit_in_bytes";
 		}
 	}
@@ -279,6 +284,18 @@ static int poll_sample(struct ksync__psrc *s)
 	switch (p->kind) {
 	case POLL_CGROUP:
 		r = ksync_pressure_parse_cgroup_value(buf, (size_t)n, &figure);
+		/*
+		 * The limit is read again each time: senpai, systemd-oomd and
+		 * administrators move memory.high and limit_in_bytes while a
+		 * program runs. A limit lifted since (unlimited now) reads as
+		 * no pressure; the directory is the one that bound at open.
+		 */
+		if (r == 0) {
+			uint64_t lim;
+
+			if (dir_limit(p->limdir, p->v2, &lim) == 0)
+				s->limit = lim;
+		}
 		break;
 	case POLL_MEMINFO:
 		r = ksync_pressure_parse_meminfo(buf, (size_t)n, &total, &avail);

@@ -130,6 +130,37 @@ static void config_defaults(struct ksync_pressure_config *c)
 		c->systemd_write = getenv("MEMORY_PRESSURE_WRITE");
 }
 
+/*
+ * Copy the config's strings into one block of the monitor's own: the
+ * caller's (and the environment's) may go away after create, and a child
+ * of fork() reopens the sources from them. Return: 0 or -ENOMEM.
+ */
+static int config_own_strings(struct ksync_pressure *m)
+{
+	struct ksync_pressure_config *c = &m->env.cfg;
+	const char **field[] = { &c->root, &c->systemd_watch, &c->systemd_write };
+	size_t len = 0;
+	char *q;
+
+	for (size_t i = 0; i < sizeof(field) / sizeof(field[0]); i++)
+		if (*field[i])
+			len += strlen(*field[i]) + 1;
+	if (!len)
+		return 0;
+	m->strings = q = KSYNC__ALLOC(malloc(len));
+	if (!q)
+		return -ENOMEM;
+	for (size_t i = 0; i < sizeof(field) / sizeof(field[0]); i++)
+		if (*field[i]) {
+			size_t n = strlen(*field[i]) + 1;
+
+			memcpy(q, *field[i], n);
+			*field[i] = q;
+			q += n;
+		}
+	return 0;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Create, destroy                                                          */
 
@@ -167,6 +198,10 @@ int ksync__pressure_create(KSYNC_SITE_ARGS, const struct ksync_pressure_config *
 			free(m);
 			return -EINVAL;
 		}
+	if (config_own_strings(m) < 0) {
+		free(m);
+		return -ENOMEM;
+	}
 	m->env.cfg.reg = reg;
 	m->requested = cfg->sources;
 	m->reg = reg;
@@ -177,12 +212,14 @@ int ksync__pressure_create(KSYNC_SITE_ARGS, const struct ksync_pressure_config *
 		m->src[k].status = -ENOENT;
 	r = pthread_mutex_init(&m->lock, NULL);
 	if (r) {
+		free(m->strings);
 		free(m);
 		return -r;
 	}
 	r = ksync__pm_list_add(m);
 	if (r) {
 		pthread_mutex_destroy(&m->lock);
+		free(m->strings);
 		free(m);
 		return r;
 	}
@@ -190,6 +227,7 @@ int ksync__pressure_create(KSYNC_SITE_ARGS, const struct ksync_pressure_config *
 	if (r) {
 		ksync__pm_list_del(m);
 		pthread_mutex_destroy(&m->lock);
+		free(m->strings);
 		free(m);
 		return r;
 	}
@@ -208,11 +246,13 @@ int ksync__pressure_destroy(KSYNC_SITE_ARGS, struct ksync_pressure *p)
 	if (MISUSE(at, ksync__pm_running == p, "ksync_pressure_destroy: from the monitor's own callback"))
 		return -EDEADLK;
 	ksync__pm_stop_thread(p);
+	ksync__pm_wait_runner(p); /* a dispatcher of another thread in its round */
 	ksync__pm_list_del(p);
 	ksync__pm_close(p);
 	if (p->group)
 		ksync_memgroup_put(p->group);
 	pthread_mutex_destroy(&p->lock);
+	free(p->strings);
 	free(p);
 	return 0;
 }

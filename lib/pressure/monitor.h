@@ -43,6 +43,7 @@
 struct ksync_pressure {
 	/* Set at create, read-only afterwards. */
 	struct ksync__penv env;    /* the config, every default filled in */
+	char *strings;             /* env.cfg's root, systemd_watch, systemd_write: our copies */
 	unsigned requested;        /* cfg->sources as given (0: AUTO) */
 	struct ksync_shrinker_registry *reg;
 	struct ksync_memgroup *group; /* a reference of ours, or NULL */
@@ -107,5 +108,6 @@ void ksync__pm_close(struct ksync_pressure *m);
 int ksync__pm_list_add(struct ksync_pressure *m);
 void ksync__pm_list_del(struct ksync_pressure *m);
 int ksync__pm_stop_thread(struct ksync_pressure *m);
+void ksync__pm_wait_runner(struct ksync_pressure *m);
 
 #endif /* KSYNC_LIB_PRESSURE_MONITOR_H */

@@ -93,7 +93,7 @@ static ssize_t read_all(const char *path, char **out)
 	size_t cap = 16384;
 
 	for (;;) {
-		char *buf = malloc(cap);
+		char *buf = KSYNC__ALLOC(malloc(cap));
 		ssize_t n;
 
 		if (!buf)
@@ -140,9 +140,9 @@ static bool under_mount(const struct ksync_pressure_mount *m, const char *cg_pat
 
 static int cgroup_dir(const struct ksync__penv *env, bool v2, char *out, char *rel_out)
 {
-	struct ksync_pressure_cgroup *cg = malloc(sizeof(*cg));
-	struct ksync_pressure_mount *m = malloc(sizeof(*m));
-	char *path = malloc(KSYNC__PATH_MAX), *rel = malloc(KSYNC__PATH_MAX);
+	struct ksync_pressure_cgroup *cg = KSYNC__ALLOC(malloc(sizeof(*cg)));
+	struct ksync_pressure_mount *m = KSYNC__ALLOC(malloc(sizeof(*m)));
+	char *path = KSYNC__ALLOC(malloc(KSYNC__PATH_MAX)), *rel = KSYNC__ALLOC(malloc(KSYNC__PATH_MAX));
 	char *text = NULL, *line, *next;
 	const char *cg_path;
 	ssize_t n;

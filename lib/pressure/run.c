@@ -70,6 +70,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #define PM_EVENTS 16
@@ -447,6 +448,29 @@ int ksync__pm_stop_thread(struct ksync_pressure *m)
 	return 0;
 }
 
+/**
+ * ksync__pm_wait_runner() - wait until no dispatcher is inside, and keep it so.
+ * For destroy (after the thread was stopped): a dispatcher of another thread
+ * may be in its round (fd mode); freeing the monitor under it would be a use
+ * after free. Takes @busy for good: a dispatch that comes later returns 0.
+ */
+void ksync__pm_wait_runner(struct ksync_pressure *m)
+{
+	int expected = 0;
+
+	/* R3: acquire, so that what the last runner wrote is seen before the close. */
+	while (!__atomic_compare_exchange_n(&m->busy, &expected, 1, false, __ATOMIC_ACQUIRE,
+					    __ATOMIC_RELAXED)) {
+		struct timespec ts = { 0, 1000000 };
+
+		expected = 0;
+		nanosleep(&ts, NULL);
+	}
+	/* A stop() that gave @busy back may still be unlocking: wait for it too. */
+	pthread_mutex_lock(&m->lock);
+	pthread_mutex_unlock(&m->lock);
+}
+
 int ksync__pressure_stop(KSYNC_SITE_ARGS, struct ksync_pressure *p)
 {
 	struct ksync_site at = KSYNC_SITE_INIT;
@@ -476,7 +500,10 @@ int ksync__pressure_fd(KSYNC_SITE_ARGS, struct ksync_pressure *p)
 	/* R3: as a dispatcher, to reopen in a child of fork(). */
 	if (__atomic_compare_exchange_n(&p->busy, &expected, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
 		reopen_if_forked(p);
+		int fd = p->epfd; /* read while we are the runner: destroy waits for it */
+
 		__atomic_store_n(&p->busy, 0, __ATOMIC_RELEASE);
+		return fd;
 	}
 	return p->epfd;
 }

@@ -16,6 +16,7 @@
 #include "internal.h"
 
 #include <ksync/pressure_testing.h>
+#include <ksync/impl/switches.h> /* KSYNC__ALLOC */
 
 #include <stddef.h>
 #include <sys/types.h>

@@ -212,7 +212,7 @@ static int systemd_open(struct ksync__psrc *s, const struct ksync__penv *env)
 		ksync__psrc_desc(s, "MEMORY_PRESSURE_WATCH=%s: %s", watch, strerror(-r));
 		return r;
 	}
-	if (!(p = malloc(sizeof(*p)))) {
+	if (!(p = KSYNC__ALLOC(malloc(sizeof(*p))))) {
 		ksync__psrc_desc(s, "out of memory");
 		return -ENOMEM;
 	}

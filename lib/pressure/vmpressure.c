@@ -11,8 +11,23 @@
  * <fd of memory.pressure_level> <level>". So the source opens
  * memory.pressure_level once (kept open: the registration holds it), makes
  * one eventfd per level, registers each, and waits for EPOLLIN on the
- * eventfds; ready() reads the eventfd's counter (clearing it) and returns
- * the eventfd's level.
+ * eventfds.
+ *
+ * The kernel signals every registration whose level is at or below the
+ * event's (mm/vmpressure.c, vmpressure_event(): "if (level < ev->level)
+ * continue"): a critical event increments the critical, the medium and the
+ * low eventfd. So an eventfd's counter is the number of events *at or
+ * above* its level, and the events of exactly level L are the counter of L
+ * less the counter of L + 1. ready() reads all three counters, lowest level
+ * first, into running totals, and reports the highest level whose exact
+ * count grew (one event; the other eventfds are drained, so their pending
+ * readiness reads nothing). The kernel signals the registrations in list
+ * order, the newest first (critical, then medium, then low, as registered
+ * low first), and the counters are read the other way round: a read that
+ * overlaps a signalling sees a higher level's increment without the lower
+ * one's, a dip that the next read fills, never an event that is not there
+ * (@taken keeps the exact counts already reported, so a dip is not counted
+ * twice).
  *
  * A group that is removed signals its eventfds once more as it drops the
  * registrations: ready() therefore checks that the group's directory still
@@ -22,6 +37,8 @@
 #include "sources.h"
 
 #include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +50,8 @@
 
 struct vmp_priv {
 	int level_fd; /* memory.pressure_level */
+	uint64_t total[KSYNC_PRESSURE_NR_LEVELS]; /* counters read: events at or above the level */
+	uint64_t taken[KSYNC_PRESSURE_NR_LEVELS]; /* exact events of the level reported so far */
 	char dir[KSYNC__PATH_MAX];
 };
 
@@ -45,10 +64,11 @@ static int vmp_open(struct ksync__psrc *s, const struct ksync__penv *env)
 
 	s->nr_fds = 0;
 	s->priv = NULL;
-	if (!(p = malloc(sizeof(*p)))) {
+	if (!(p = KSYNC__ALLOC(malloc(sizeof(*p))))) {
 		ksync__psrc_desc(s, "out of memory");
 		return -ENOMEM;
 	}
+	memset(p, 0, sizeof(*p));
 	p->level_fd = -1;
 	s->priv = p;
 	r = ksync__psrc_cgroup_v1_memory_dir(env, p->dir, rel);
@@ -100,25 +120,56 @@ static int vmp_open(struct ksync__psrc *s, const struct ksync__penv *env)
 	return 0;
 }
 
+/* Add what the eventfd of @level holds to its total: true when it held something. */
+static bool vmp_drain(struct ksync__psrc *s, struct vmp_priv *p, int level)
+{
+	for (int j = 0; j < s->nr_fds; j++) {
+		uint64_t count;
+		ssize_t n;
+
+		if (s->fd_level[j] != level)
+			continue;
+		do
+			n = read(s->fd[j], &count, sizeof(count));
+		while (n < 0 && errno == EINTR);
+		if (n != (ssize_t)sizeof(count))
+			return false; /* EAGAIN: nothing */
+		p->total[level] += count;
+		return true;
+	}
+	return false;
+}
+
 static int vmp_ready(struct ksync__psrc *s, int i, uint32_t revents)
 {
 	struct vmp_priv *p = s->priv;
+	int found = KSYNC_PRESSURE_NONE;
+	bool any = false;
 	struct stat st;
-	uint64_t count;
-	ssize_t n;
 
+	(void)i;
 	(void)revents;
-	do
-		n = read(s->fd[i], &count, sizeof(count));
-	while (n < 0 && errno == EINTR);
-	if (n != (ssize_t)sizeof(count))
-		return KSYNC_PRESSURE_NONE; /* EAGAIN: nothing (another reader, a spurious wakeup) */
+	/* Every counter, the lowest level first (see the theory above). */
+	for (int l = KSYNC_PRESSURE_LOW; l <= KSYNC_PRESSURE_CRITICAL; l++)
+		any |= vmp_drain(s, p, l);
+	if (!any)
+		return KSYNC_PRESSURE_NONE; /* drained by an earlier ready() of this pass */
 	if (stat(p->dir, &st) < 0) {
 		ksync__psrc_desc(s, "the memory cgroup was removed");
 		s->status = -ENODEV;
 		return -ENODEV;
 	}
-	return s->fd_level[i];
+	for (int l = KSYNC_PRESSURE_CRITICAL; l >= KSYNC_PRESSURE_LOW; l--) {
+		uint64_t above = l < KSYNC_PRESSURE_CRITICAL ? p->total[l + 1] : 0;
+		uint64_t exact = p->total[l] > above ? p->total[l] - above : 0;
+
+		if (exact > p->taken[l]) {
+			p->taken[l] = exact;
+			if (found == KSYNC_PRESSURE_NONE)
+				found = l;
+		}
+	}
+	return found;
 }
 
 static void vmp_close(struct ksync__psrc *s)

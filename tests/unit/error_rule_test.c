@@ -567,6 +567,7 @@ static void c_pr_bits(struct seen *s) { BAD_CONFIG(s, { .sources = 1u << 20 }); 
 static void c_pr_budget(struct seen *s) { BAD_CONFIG(s, { .sources = KSYNC_PRESSURE_SRC(KSYNC_PRESSURE_SRC_BUDGET) }); }
 static void c_pr_prio(struct seen *s) { BAD_CONFIG(s, { .priority = { [KSYNC_PRESSURE_LOW] = 13 } }); }
 static void c_pr_floor(struct seen *s) { BAD_CONFIG(s, { .priority = { [2] = 5 }, .floor = { [2] = 6 } }); }
+static void c_pr_floor_range(struct seen *s) { BAD_CONFIG(s, { .priority = { [2] = 5 }, .floor = { [2] = -1 } }); }
 static void c_pr_trigger(struct seen *s) { BAD_CONFIG(s, { .trigger = { [KSYNC_PRESSURE_LOW] = long_stall } }); }
 static void c_pr_group(struct seen *s)
 {
@@ -727,6 +728,7 @@ static const struct row_case {
 	{ "ksync_pressure_create", "SRC_BUDGET without budget_bytes", c_pr_budget, 0, 0 },
 	{ "ksync_pressure_create", "a priority outside 0..12", c_pr_prio, 0, 0 },
 	{ "ksync_pressure_create", "a floor above its priority", c_pr_floor, 0, 0 },
+	{ "ksync_pressure_create", "a floor outside 0..12", c_pr_floor_range, 0, 0 },
 	{ "ksync_pressure_create", "a trigger whose stall is longer than its window", c_pr_trigger, 0, 0 },
 	{ "ksync_pressure_create", "a group of another set than the registry's", c_pr_group, 0, 0 },
 	{ "ksync_pressure_destroy", "from the monitor's own callback", c_pr_destroy_cb, 0, 0 },

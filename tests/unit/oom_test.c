@@ -22,6 +22,7 @@
 #include <ksync/list_lru.h>
 #include <ksync/memgroup.h>
 #include <ksync/objcg.h>
+#include <ksync/pressure.h>
 #include <ksync/shrinker.h>
 #include <ksync/shrinker_debug.h>
 #include <ksync/shrinker_testing.h>
@@ -1307,6 +1308,61 @@ KTEST(srcu_reader_slot_fallback)
 	ksync_cleanup_srcu_struct(&ssp);
 	KCHECK_EQ(warns(), r.warns_before);
 	oom_note("ksync_srcu_read_lock (reader slot: shared-slot fallback)", 1, 1);
+}
+
+/*
+ * ksync_pressure_create(): the monitor's own allocations fail the call
+ * (-ENOMEM); a source whose allocation fails is left off, described "out
+ * of memory", and the monitor works with the rest. Sources that open on any
+ * Linux machine: the test source, meminfo and budget (/proc).
+ */
+KTEST(pressure_create)
+{
+	struct ksync_shrinker_registry *reg = ksync_shrinker_registry_create(1);
+	struct oom_trial t;
+	char desc[2048];
+
+	KCHECK(reg != NULL);
+	OOM_EACH(&t) {
+		struct ksync_pressure_config cfg = {
+			.sources = KSYNC_PRESSURE_SRC(KSYNC_PRESSURE_SRC_TEST) |
+				   KSYNC_PRESSURE_SRC(KSYNC_PRESSURE_SRC_MEMINFO) |
+				   KSYNC_PRESSURE_SRC(KSYNC_PRESSURE_SRC_BUDGET),
+			.reg = reg,
+			.budget_bytes = 1ull << 40,
+		};
+		struct ksync_pressure *p = NULL;
+		int r;
+
+		oom_arm(&t);
+		r = ksync_pressure_create(&cfg, &p);
+		if (oom_fired(&t)) {
+			if (r == -ENOMEM) {
+				KCHECK(p == NULL);
+				continue;
+			}
+			KCHECK_EQ(r, 0);
+			t.fallbacks++;
+			ksync_pressure_describe(p, desc, sizeof(desc));
+			KCHECK(strstr(desc, "out of memory") != NULL);
+			KCHECK(ksync_pressure_sources(p) != cfg.sources);
+		} else {
+			KCHECK_EQ(r, 0);
+			KCHECK_EQ(ksync_pressure_sources(p), cfg.sources);
+		}
+		/* Whatever opened works: the test source always does (no allocation). */
+		if (ksync_pressure_sources(p) & KSYNC_PRESSURE_SRC(KSYNC_PRESSURE_SRC_TEST)) {
+			struct ksync_pressure_stats st;
+
+			KCHECK_EQ(ksync_pressure_inject(p, KSYNC_PRESSURE_LOW), 0);
+			KCHECK(ksync_pressure_dispatch(p) >= 1);
+			ksync_pressure_get_stats(p, &st);
+			KCHECK(st.events[KSYNC_PRESSURE_LOW] >= 1);
+		}
+		KCHECK_EQ(ksync_pressure_destroy(p), 0);
+	}
+	oom_done(&t, "ksync_pressure_create");
+	KCHECK_EQ(ksync_shrinker_registry_destroy(reg), 0);
 }
 
 int main(int argc, char **argv)

@@ -51,12 +51,12 @@
 #endif
 #endif
 
-static char v2_dir[512], mem_dir[512];
+static char v2_dir[1024], mem_dir[1024];
 static int mem_v2; /* mem_dir is a v2 group (memory.max) */
 
 static int write_file(const char *dir, const char *name, const char *text)
 {
-	char path[1024];
+	char path[2048];
 	int fd, ok;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
@@ -71,7 +71,7 @@ static int write_file(const char *dir, const char *name, const char *text)
 
 static long long read_num(const char *dir, const char *name, const char *key)
 {
-	char path[1024], buf[4096];
+	char path[2048], buf[4096];
 	ssize_t n;
 	int fd;
 

@@ -816,6 +816,18 @@ KTEST(limit_v2_v1_hybrid)
 	put("/sys/fs/cgroup/app.slice/svc/memory.current", "1000\n");
 	KCHECK_EQ(s.ops->sample(&s), KSYNC_PRESSURE_NONE);
 	KCHECK_EQ(s.figure, 1000);
+	/* The limit moves while the program runs (senpai lowers memory.high): read again. */
+	put("/sys/fs/cgroup/app.slice/svc/memory.current", "100000000\n");
+	put("/sys/fs/cgroup/app.slice/svc/memory.high", "104857600\n"); /* 953.7 per mille */
+	KCHECK_EQ(s.ops->sample(&s), KSYNC_PRESSURE_CRITICAL);
+	KCHECK_EQ(s.limit, 104857600);
+	put("/sys/fs/cgroup/app.slice/svc/memory.high", "max\n"); /* memory.max binds again */
+	KCHECK_EQ(s.ops->sample(&s), KSYNC_PRESSURE_NONE);
+	KCHECK_EQ(s.limit, 134217728);
+	put("/sys/fs/cgroup/app.slice/svc/memory.max", "max\n"); /* lifted: no pressure */
+	KCHECK_EQ(s.ops->sample(&s), KSYNC_PRESSURE_NONE);
+	put("/sys/fs/cgroup/app.slice/svc/memory.max", "134217728\n");
+	put("/sys/fs/cgroup/app.slice/svc/memory.high", "125829120\n");
 	/* The cgroup removed under the monitor. */
 	del("/sys/fs/cgroup/app.slice/svc/memory.current");
 	KCHECK_EQ(s.ops->sample(&s), -ENOENT);
