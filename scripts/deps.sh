@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages ksync needs, when they are missing.
-#   scripts/deps.sh demo   - what the reclaim-storm demo needs
+#   scripts/deps.sh demo   - what the demos need (reclaim storm, pressure cache)
 #   scripts/deps.sh test   - what the whole test suite needs (both compilers,
 #                            sanitizer runtimes, liburcu, Google Benchmark, spin)
 # Run as root (or with sudo available). When it cannot install, it names the

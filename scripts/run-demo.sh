@@ -4,6 +4,10 @@
 # run it: legacy rwlock registry beside ksync's lockless one, side by side.
 # Arguments go to reclaim_storm (try --help); the figures land in
 # out/reclaim_storm.json and, when gnuplot is there, out/reclaim_storm.png.
+# Then the pressure demo (issue 20): a cache inside a memory cgroup's limit
+# beside a batch job, four variants of $PRESSURE_SECONDS s each (default 12:
+# the two demos together take about a minute), its table and whether the
+# ksync variant met its targets; out/pressure_cache.json and .png.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh demo
@@ -11,7 +15,7 @@ mkdir -p build out
 cmake -S . -B build/demo -G Ninja -DCMAKE_BUILD_TYPE=Release \
 	-DKSYNC_BUILD_TESTS=OFF -DKSYNC_BUILD_BENCH=OFF >build/demo.configure.log 2>&1 ||
 	{ cat build/demo.configure.log; exit 1; }
-cmake --build build/demo -j"$(nproc)" --target reclaim_storm >build/demo.build.log 2>&1 ||
+cmake --build build/demo -j"$(nproc)" --target reclaim_storm pressure_cache >build/demo.build.log 2>&1 ||
 	{ tail -60 build/demo.build.log; exit 1; }
 
 build/demo/examples/reclaim_storm --json out/reclaim_storm.json "$@"
@@ -20,5 +24,15 @@ if [ -x scripts/plot_reclaim_storm.sh ] && command -v gnuplot >/dev/null 2>&1; t
 		echo "chart: out/reclaim_storm.png"
 	else
 		echo "chart not rendered (the figures are in out/reclaim_storm.json)"
+	fi
+fi
+
+echo
+build/demo/examples/pressure_cache --seconds "${PRESSURE_SECONDS:-12}" --json out/pressure_cache.json
+if [ -x scripts/plot_pressure_cache.sh ] && command -v gnuplot >/dev/null 2>&1; then
+	if scripts/plot_pressure_cache.sh out/pressure_cache.json out/pressure_cache.png >/dev/null; then
+		echo "chart: out/pressure_cache.png"
+	else
+		echo "chart not rendered (the figures are in out/pressure_cache.json)"
 	fi
 fi
