@@ -30,9 +30,10 @@
  * the target group), starting at the level's priority and, while the source
  * says the pressure is not relieved (polled sources re-read their figure;
  * event sources count as relieved after one pass), lowering the priority by
- * one down to the level's floor, as the kernel's reclaim loop does. A level
- * that stays up (a new event within @hold_ms) starts its next round one
- * priority lower. Rounds of one level are rate limited (@min_interval_ms);
+ * one down to the level's floor, as the kernel's reclaim loop does. An
+ * event source's level that stays up (a new event within @hold_ms) starts
+ * its next round one priority lower (it cannot tell whether a round helped);
+ * a polled source's rounds always start at the level's priority. Rounds of one level are rate limited (@min_interval_ms);
  * a higher level is never delayed by a lower one's limit. The level falls
  * back to NONE after @hold_ms without events (hysteresis).
  *

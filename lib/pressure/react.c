@@ -18,10 +18,12 @@
  *    timestamps are per level, so a higher level never waits for a lower
  *    one's limit. Events of lower levels in the same batch are absorbed by
  *    the round of the higher one (counted in @events only).
- *  - priority: a round starts at the level's priority, or, when the level
- *    stayed up since its previous round, one below that round's start (not
- *    below the floor): sustained pressure digs deeper, as the kernel's
- *    reclaim loop lowers its priority while it fails to make progress.
+ *  - priority: a round starts at the level's priority, or, for an event
+ *    source whose level stayed up since its previous round, one below that
+ *    round's start (not below the floor): sustained pressure digs deeper,
+ *    as the kernel's reclaim loop lowers its priority while it fails to
+ *    make progress. A polled source's rounds always start at the level's
+ *    priority: it measures relief inside the round (below).
  *  - one round: ksync_shrink_slab(reg, nid, group, prio) on every node, then,
  *    while the source that raised the level is a polled one whose sample()
  *    still reports the round's level or more, again one priority lower,
@@ -116,12 +118,17 @@ static int bit_length(uint64_t v)
 	return v ? 64 - __builtin_clzll(v) : 0;
 }
 
+static bool pm_polled(const struct ksync__psrc *s)
+{
+	return s->polled && s->ops && s->ops->sample;
+}
+
 /* One reclaim round of @level raised by source @kind (see the theory above). */
 static void pm_round(struct ksync_pressure *m, int level, int kind, uint64_t t_event, int prio)
 {
 	struct ksync__psrc *s = &m->src[kind];
 	int floor = m->env.cfg.floor[level];
-	bool polled = s->polled && s->ops && s->ops->sample;
+	bool polled = pm_polled(s);
 	bool first = true;
 	uint64_t scans = 0, freed = 0;
 
@@ -195,7 +202,16 @@ void ksync__pm_react(struct ksync_pressure *m, struct ksync__pm_batch *b)
 		return;
 	}
 	m->st.rate_limited += b->n[level] - 1; /* coalesced into this round */
-	if (b->up[level] && m->last_round[level]) {
+	/*
+	 * Digging across rounds is for event sources only: they cannot say
+	 * whether a round helped, so a level that stays up is the sign it did
+	 * not. A polled source measures relief inside the round (pm_round
+	 * steps down while it still reads the level), so each of its rounds
+	 * starts at the level's priority again, as the kernel's reclaim loop
+	 * starts each reclaim at DEF_PRIORITY: a cache held near its limit is
+	 * trimmed by what the limit needs, not emptied.
+	 */
+	if (b->up[level] && m->last_round[level] && !pm_polled(&m->src[b->kind[level]])) {
 		start = m->last_start[level] - 1;
 		if (start < cfg->floor[level])
 			start = cfg->floor[level];

@@ -22,6 +22,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ktest.h"
@@ -324,6 +325,54 @@ KTEST(a_polled_round_digs_while_the_pressure_is_not_relieved)
 	LOOP_UNTIL(&f, stats(f.p).rounds[KSYNC_PRESSURE_MEDIUM] == 1);
 	KCHECK_EQ(rec_calls(&f.r), 5);
 	for (int i = 0; i < 5; i++)
+		KCHECK_EQ(prio_of(rec_call(&f.r, i).asked, 0), 10 - i);
+	fx_done(&f);
+}
+
+/*
+ * A polled source's level that stays up does not dig across rounds: each
+ * round starts at the level's priority (it measured relief inside the
+ * round); an event source's next round starts one lower (it cannot).
+ */
+KTEST(only_an_event_source_digs_across_rounds)
+{
+	struct fx f;
+	struct fake *lim = &fakes[KSYNC_PRESSURE_SRC_LIMIT];
+
+	/* Polled: MEDIUM, relieved after one pass; three times, within the hold. */
+	fakes_reset();
+	lim->open_ret = 0;
+	lim->polled = true;
+	int script[] = { KSYNC_PRESSURE_MEDIUM, KSYNC_PRESSURE_NONE, KSYNC_PRESSURE_MEDIUM,
+			 KSYNC_PRESSURE_NONE, KSYNC_PRESSURE_MEDIUM, KSYNC_PRESSURE_NONE };
+	memcpy(lim->script, script, sizeof(script));
+	lim->nscript = 6;
+	fx_init(&f, 0);
+	f.cfg.poll_ms[KSYNC_PRESSURE_NONE] = 1;
+	f.cfg.min_interval_ms[KSYNC_PRESSURE_MEDIUM] = 1;
+	f.cfg.hold_ms = 3600 * 1000;
+	make(&f, BIT(LIMIT));
+	LOOP_UNTIL(&f, stats(f.p).rounds[KSYNC_PRESSURE_MEDIUM] == 3);
+	KCHECK_EQ(rec_calls(&f.r), 3);
+	for (int i = 0; i < 3; i++)
+		KCHECK_EQ(prio_of(rec_call(&f.r, i).asked, 0), 10);
+	fx_done(&f);
+
+	/* An event source, the same three events within the hold: 10, 9, 8. */
+	fakes_reset();
+	fakes[KSYNC_PRESSURE_SRC_PSI_CGROUP].open_ret = 0;
+	fx_init(&f, 0);
+	f.cfg.min_interval_ms[KSYNC_PRESSURE_MEDIUM] = 1;
+	f.cfg.hold_ms = 3600 * 1000;
+	make(&f, BIT(PSI_CGROUP));
+	for (int i = 0; i < 3; i++) {
+		emit(KSYNC_PRESSURE_SRC_PSI_CGROUP, KSYNC_PRESSURE_MEDIUM);
+		LOOP_UNTIL(&f, stats(f.p).rounds[KSYNC_PRESSURE_MEDIUM] == (uint64_t)i + 1);
+		struct timespec ms2 = { 0, 2000000 };
+		nanosleep(&ms2, NULL); /* past the 1 ms interval */
+	}
+	KCHECK_EQ(rec_calls(&f.r), 3);
+	for (int i = 0; i < 3; i++)
 		KCHECK_EQ(prio_of(rec_call(&f.r, i).asked, 0), 10 - i);
 	fx_done(&f);
 }
