@@ -41,20 +41,31 @@ struct dc_usage {
 	unsigned long dead;       /* of those, dead (their group went offline) */
 };
 
-/* A cache of @design for groups of @set; @stock_slots (B only, 1..5; 0: the default). */
-struct dc_cache *dc_create(struct ksync_memgroup_set *set, enum dc_design design, int stock_slots);
+/* A cache of @design for groups of @set. */
+struct dc_cache *dc_create(struct ksync_memgroup_set *set, enum dc_design design);
+
+/* Handles in every thread's charge stock (design B), 1..5: process-wide. */
+void dc_set_stock_slots(int slots);
 
 /* One object charged to @g (NULL: to nobody); NULL when out of memory. */
 void *dc_alloc(struct dc_cache *c, struct ksync_memgroup *g);
 
 void dc_free(struct dc_cache *c, void *obj);
 
-/* Let the cache's deferred work run (child cache creation, self-destruction). */
+/*
+ * Let the cache's deferred work finish: the calling thread's magazines and
+ * stock flushed (so the statistics are exact), and the grace periods after
+ * which dead child caches drop their memory and group references passed.
+ */
 void dc_settle(struct dc_cache *c);
 
 void dc_usage(struct dc_cache *c, struct dc_usage *u);
 
-/* Destroy the cache (every object freed); waits for the children. 0 or -errno. */
+/*
+ * Destroy the cache (every object freed; for design A, every group of the
+ * set freed too, as the last A cache of a set unregisters its memgroup
+ * client); waits for the children. 0 or -errno.
+ */
 int dc_destroy(struct dc_cache *c);
 
 const char *dc_design_name(enum dc_design d);

@@ -153,6 +153,8 @@ struct env {
 static bool env_init(struct env *e)
 {
 	offlined = released = 0;
+	e->parent = NULL;
+	e->slot = -1;
 	e->set = ksync_memgroup_set_create();
 	if (!e->set)
 		return false;
@@ -161,10 +163,19 @@ static bool env_init(struct env *e)
 	return e->parent != NULL;
 }
 
+/* Take the parent offline: the last A cache of a set is destroyed after every group. */
+static void env_offline(struct env *e)
+{
+	if (e->parent && ksync_memgroup_offline(e->parent) != 0)
+		fail("parent offline", "-");
+	e->parent = NULL;
+}
+
 static void env_fini(struct env *e)
 {
-	if (e->parent)
-		ksync_memgroup_offline(e->parent);
+	if (!e->set)
+		return;
+	env_offline(e);
 	if (e->slot >= 0)
 		ksync_memgroup_client_unregister(e->set, e->slot);
 	if (ksync_memgroup_set_destroy(e->set) != 0)
@@ -193,13 +204,13 @@ static struct result res[DC_NR_DESIGNS];
 static void scenario_rounds(enum dc_design d)
 {
 	const char *name = dc_design_name(d);
-	struct env e;
+	struct env e = { 0 };
 	struct dc_cache *c = NULL;
 	void **longs = calloc((size_t)opt.rounds, sizeof(void *));
 	void **shorts = calloc((size_t)opt.short_lived, sizeof(void *));
 	struct dc_usage u;
 
-	if (!longs || !shorts || !env_init(&e) || !(c = dc_create(e.set, d, 0))) {
+	if (!longs || !shorts || !env_init(&e) || !(c = dc_create(e.set, d))) {
 		fail("rounds: setup", name);
 		goto out;
 	}
@@ -242,6 +253,8 @@ static void scenario_rounds(enum dc_design d)
 	dc_usage(c, &u);
 	res[d].dead_caches_after_free = (long)u.dead;
 	res[d].dying_groups_after_free = dying_now();
+	env_offline(&e);
+	dc_settle(c);
 	if (dc_destroy(c) != 0)
 		fail("rounds: cache destroy", name);
 	c = NULL;
@@ -259,7 +272,7 @@ out:
 static void scenario_utilisation(enum dc_design d)
 {
 	const char *name = dc_design_name(d);
-	struct env e;
+	struct env e = { 0 };
 	struct dc_cache *c = NULL;
 	struct ksync_memgroup **groups = calloc((size_t)opt.util_groups, sizeof(*groups));
 	void **objs = calloc((size_t)opt.util_groups * 10, sizeof(void *));
@@ -267,7 +280,7 @@ static void scenario_utilisation(enum dc_design d)
 	uint64_t rng = opt.seed * 0x9e3779b97f4a7c15ULL | 1;
 	struct dc_usage u;
 
-	if (!groups || !objs || !env_init(&e) || !(c = dc_create(e.set, d, 0))) {
+	if (!groups || !objs || !env_init(&e) || !(c = dc_create(e.set, d))) {
 		fail("utilisation: setup", name);
 		goto out;
 	}
@@ -298,6 +311,8 @@ static void scenario_utilisation(enum dc_design d)
 	for (long i = 0; i < opt.util_groups; i++)
 		if (groups[i])
 			ksync_memgroup_offline(groups[i]);
+	env_offline(&e);
+	dc_settle(c);
 	if (dc_destroy(c) != 0)
 		fail("utilisation: cache destroy", name);
 	c = NULL;
@@ -315,13 +330,13 @@ out:
 static void scenario_teardown(enum dc_design d)
 {
 	const char *name = dc_design_name(d);
-	struct env e;
+	struct env e = { 0 };
 	struct dc_cache *c = NULL;
 	void **objs = calloc((size_t)opt.teardown, sizeof(void *));
 	struct dc_usage u;
 	double offline_s = 0;
 
-	if (!objs || !env_init(&e) || !(c = dc_create(e.set, d, 0))) {
+	if (!objs || !env_init(&e) || !(c = dc_create(e.set, d))) {
 		fail("teardown: setup", name);
 		goto out;
 	}
@@ -345,10 +360,13 @@ static void scenario_teardown(enum dc_design d)
 	res[d].teardown_caches = (long)u.caches;
 	res[d].offline_s = offline_s;
 
+	/* The groups are all offline; the parent too, so that nothing is left once the caches go. */
+	env_offline(&e);
 	double t0 = now();
 	for (long i = 0; i < opt.teardown; i++)
 		if (objs[i])
 			dc_free(c, objs[i]);
+	dc_settle(c);
 	int rc = dc_destroy(c);
 	res[d].teardown_s = now() - t0;
 	c = NULL;
@@ -396,7 +414,7 @@ static void keep_min(double *best, double v)
 
 static void scenario_alloc_free(void)
 {
-	struct env e;
+	struct env e = { 0 };
 	struct dc_cache *c[DC_NR_DESIGNS] = { 0 };
 	struct ksync_memgroup *g = NULL;
 
@@ -405,7 +423,7 @@ static void scenario_alloc_free(void)
 		goto out;
 	}
 	for (int d = 0; d < DC_NR_DESIGNS; d++)
-		if (!(c[d] = dc_create(e.set, (enum dc_design)d, 0)))
+		if (!(c[d] = dc_create(e.set, (enum dc_design)d)))
 			fail("alloc_free: cache create", dc_design_name((enum dc_design)d));
 	/* Warm up: child caches created, magazines and stocks filled. */
 	for (int d = 0; d < DC_NR_DESIGNS; d++)
@@ -421,12 +439,16 @@ static void scenario_alloc_free(void)
 				struct ksync_memgroup *gg = d == DC_UNACCOUNTED ? NULL : g;
 				keep_min(&res[d].alloc_free_ns, time_pairs(c[d], &gg, 1, opt.pairs));
 			}
-	for (int d = 0; d < DC_NR_DESIGNS; d++)
-		if (c[d] && dc_destroy(c[d]) != 0)
-			fail("alloc_free: cache destroy", dc_design_name((enum dc_design)d));
 out:
 	if (g)
 		ksync_memgroup_offline(g);
+	env_offline(&e);
+	for (int d = 0; d < DC_NR_DESIGNS; d++)
+		if (c[d]) {
+			dc_settle(c[d]);
+			if (dc_destroy(c[d]) != 0)
+				fail("alloc_free: cache destroy", dc_design_name((enum dc_design)d));
+		}
 	env_fini(&e);
 }
 
@@ -436,41 +458,45 @@ out:
 static void scenario_stock(void)
 {
 	static const int slots[2] = { 1, 5 };
-	struct env e;
+	struct env e = { 0 };
 	struct ksync_memgroup *g[8] = { 0 };
-	struct dc_cache *c[2] = { 0 };
+	struct dc_cache *c = NULL;
 	struct result *r = &res[DC_B];
 
-	if (!env_init(&e)) {
+	if (!env_init(&e) || !(c = dc_create(e.set, DC_B))) {
 		fail("stock: setup", "B");
 		goto out;
 	}
 	for (int i = 0; i < 8; i++)
 		if (!(g[i] = ksync_memgroup_create(e.set, e.parent)))
 			fail("stock: group create", "B");
-	for (int s = 0; s < 2; s++)
-		if (!(c[s] = dc_create(e.set, DC_B, slots[s])))
-			fail("stock: cache create", "B");
 	if (failed)
 		goto out;
+	/* The stock's size is process-wide: set it before each timed loop. */
 	for (int s = 0; s < 2; s++) {
-		time_pairs(c[s], g, 8, opt.pairs / 10 + 8);
-		time_pairs(c[s], g, 1, opt.pairs / 10 + 1);
+		dc_set_stock_slots(slots[s]);
+		time_pairs(c, g, 8, opt.pairs / 10 + 8);
+		time_pairs(c, g, 1, opt.pairs / 10 + 1);
 	}
 	for (int rep = 0; rep < opt.reps; rep++)
 		for (int s = 0; s < 2; s++) {
-			keep_min(&r->stock_ns[s][0], time_pairs(c[s], g, 1, opt.pairs));
-			keep_min(&r->stock_ns[s][1], time_pairs(c[s], g, 8, opt.pairs));
+			dc_set_stock_slots(slots[s]);
+			keep_min(&r->stock_ns[s][0], time_pairs(c, g, 1, opt.pairs));
+			keep_min(&r->stock_ns[s][1], time_pairs(c, g, 8, opt.pairs));
 		}
 	for (int s = 0; s < 2; s++)
 		r->stock_loss[s] = r->stock_ns[s][1] > 0 ? 1.0 - r->stock_ns[s][0] / r->stock_ns[s][1] : -1;
 out:
-	for (int s = 0; s < 2; s++)
-		if (c[s] && dc_destroy(c[s]) != 0)
-			fail("stock: cache destroy", "B");
+	dc_set_stock_slots(5);
 	for (int i = 0; i < 8; i++)
 		if (g[i])
 			ksync_memgroup_offline(g[i]);
+	env_offline(&e);
+	if (c) {
+		dc_settle(c);
+		if (dc_destroy(c) != 0)
+			fail("stock: cache destroy", "B");
+	}
 	env_fini(&e);
 }
 
