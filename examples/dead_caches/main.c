@@ -515,38 +515,38 @@ static void print_table(void)
 
 	for (int d = 0; d < 3; d++)
 		ratio[d] = n->alloc_free_ns > 0 ? res[d].alloc_free_ns / n->alloc_free_ns : 0;
-	printf("\n%-34s | %-36s | %10s | %10s | %10s | %s\n", "figure", "kernel", "A", "A-reparent", "B",
+	printf("\n%-34s | %-42s | %10s | %10s | %10s | %s\n", "figure", "kernel", "A", "A-reparent", "B",
 	       "target");
 	printf("%.*s\n", 140, "-----------------------------------------------------------------------"
 			       "-----------------------------------------------------------------------");
-	printf("%-34s | %-36s | %10ld | %10ld | %10ld | A>=1000 %s, A-rep<=100 %s, B<=16 %s\n",
+	printf("%-34s | %-42s | %10ld | %10ld | %10ld | A>=1000 %s, A-rep<=100 %s, B<=16 %s\n",
 	       "dying_groups", "39 -> 1,574 (6 days); 23 -> 55 reparent", a->dying_groups,
 	       ar->dying_groups, b->dying_groups, mark(a->dying_groups >= 1000),
 	       mark(ar->dying_groups <= 100), mark(b->dying_groups <= 16));
-	printf("%-34s | %-36s | %10ld | %10ld | %10ld |\n", "dead_caches", "one per group and cache",
+	printf("%-34s | %-42s | %10ld | %10ld | %10ld |\n", "dead_caches", "one per group and cache",
 	       a->dead_caches, ar->dead_caches, b->dead_caches);
-	printf("%-34s | %-36s | %10ld | %10ld | %10ld | A, A-rep 0: %s, %s\n", "dead_caches_after_free",
+	printf("%-34s | %-42s | %10ld | %10ld | %10ld | A, A-rep 0: %s, %s\n", "dead_caches_after_free",
 	       "0 (self-destruction, 2015)", a->dead_caches_after_free, ar->dead_caches_after_free,
 	       b->dead_caches_after_free, mark(a->dead_caches_after_free == 0),
 	       mark(ar->dead_caches_after_free == 0));
-	printf("%-34s | %-36s | %10ld | %10ld | %10ld |\n", "dying_groups_after_free", "-",
+	printf("%-34s | %-42s | %10ld | %10ld | %10ld |\n", "dying_groups_after_free", "-",
 	       a->dying_groups_after_free, ar->dying_groups_after_free, b->dying_groups_after_free);
-	printf("%-34s | %-36s | %10.3f | %10.3f | %10.3f | B>=0.9 %s, A<B %s (unaccounted %.3f)\n",
+	printf("%-34s | %-42s | %10.3f | %10.3f | %10.3f | B>=0.9 %s, A<B %s (unaccounted %.3f)\n",
 	       "utilisation", "0.45-0.65 per-group; high 0.9s without", a->utilisation, ar->utilisation,
 	       b->utilisation, mark(b->utilisation >= 0.9),
 	       mark(a->utilisation < b->utilisation && ar->utilisation < b->utilisation), n->utilisation);
-	printf("%-34s | %-36s | %10.3f | %10.3f | %10.3f | <1 s %s\n", "teardown_s", "\"half a day\" (2017)",
+	printf("%-34s | %-42s | %10.3f | %10.3f | %10.3f | <1 s %s\n", "teardown_s", "\"half a day\" (2017)",
 	       a->teardown_s, ar->teardown_s, b->teardown_s,
 	       mark(a->teardown_s < 1 && ar->teardown_s < 1 && b->teardown_s < 1));
-	printf("%-34s | %-36s | %10.3f | %10.3f | %10.3f |\n", "offline_s (all offlines)", "-", a->offline_s,
+	printf("%-34s | %-42s | %10.3f | %10.3f | %10.3f |\n", "offline_s (all offlines)", "-", a->offline_s,
 	       ar->offline_s, b->offline_s);
-	printf("%-34s | %-36s | %10.1f | %10.1f | %10.1f | unaccounted %.1f ns\n", "alloc_free_ns", "-",
+	printf("%-34s | %-42s | %10.1f | %10.1f | %10.1f | unaccounted %.1f ns\n", "alloc_free_ns", "-",
 	       a->alloc_free_ns, ar->alloc_free_ns, b->alloc_free_ns, n->alloc_free_ns);
-	printf("%-34s | %-36s | %9.2fx | %9.2fx | %9.2fx | B<=1.6x %s\n", "  / unaccounted",
+	printf("%-34s | %-42s | %9.2fx | %9.2fx | %9.2fx | B<=1.6x %s\n", "  / unaccounted",
 	       "2.84x -> 1.98x (2023)", ratio[0], ratio[1], ratio[2], mark(ratio[2] > 0 && ratio[2] <= 1.6));
-	printf("%-34s | %-36s | %10s | %10s | %9.1f%% | -\n", "stock_loss_8_groups slots1", "-67.7% (2026)",
+	printf("%-34s | %-42s | %10s | %10s | %9.1f%% | -\n", "stock_loss_8_groups slots1", "-67.7% (2026)",
 	       "-", "-", 100 * b->stock_loss[0]);
-	printf("%-34s | %-36s | %10s | %10s | %9.1f%% | <=10%% %s\n", "stock_loss_8_groups slots5",
+	printf("%-34s | %-42s | %10s | %10s | %9.1f%% | <=10%% %s\n", "stock_loss_8_groups slots5",
 	       "the 2026 fix", "-", "-", 100 * b->stock_loss[1], mark(b->stock_loss[1] <= 0.10));
 	printf("  (stock ns/pair: slots1 %.1f with 1 group, %.1f with 8; slots5 %.1f, %.1f)\n",
 	       b->stock_ns[0][0], b->stock_ns[0][1], b->stock_ns[1][0], b->stock_ns[1][1]);
