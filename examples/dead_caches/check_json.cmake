@@ -40,7 +40,7 @@ string(JSON ndesigns LENGTH "${json}" designs)
 expect("designs: ${ndesigns} entries, expected A, A-reparent, B" ${ndesigns} EQUAL 3)
 
 set(keys dying_groups dead_caches dead_caches_after_free dying_groups_after_free utilisation
-    utilisation_objects utilisation_slabs teardown_s teardown_caches offline_s alloc_free_ns
+    utilisation_objects utilisation_slabs teardown_s teardown_caches teardown_free_s offline_s alloc_free_ns
     alloc_free_vs_unaccounted)
 foreach(d A A-reparent B)
   foreach(k IN LISTS keys)
