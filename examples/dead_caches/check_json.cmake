@@ -68,7 +68,7 @@ foreach(k slots1_1_group slots1_8_groups slots1_4_groups slots5_1_group slots5_8
   get(v designs B stock_ns ${k})
   expect("B.stock_ns.${k} = ${v}, expected > 0" ${v} GREATER 0)
 endforeach()
-foreach(k rounds short_lived util_groups teardown_groups pairs reps object_bytes nproc kernel)
+foreach(k rounds short_lived util_groups teardown_groups teardown_reps pairs reps object_bytes nproc kernel)
   get(v run ${k})
 endforeach()
 
