@@ -616,9 +616,9 @@ static void print_table(void)
 	       "2.84x -> 1.98x (2023)", ratio[0], ratio[1], ratio[2], mark(ratio[2] > 0 && ratio[2] <= 1.6));
 	printf("%-34s | %-42s | %10.1f | %10.1f | %10.1f | unaccounted %.1f ns\n", "alloc_free_cpu_ns (thread CPU)",
 	       "-", a->alloc_free_cpu_ns, ar->alloc_free_cpu_ns, b->alloc_free_cpu_ns, n->alloc_free_cpu_ns);
+	double un_cpu = n->alloc_free_cpu_ns > 0 ? n->alloc_free_cpu_ns : 1e300;
 	printf("%-34s | %-42s | %9.2fx | %9.2fx | %9.2fx |\n", "  / unaccounted", "-",
-	       a->alloc_free_cpu_ns / n->alloc_free_cpu_ns, ar->alloc_free_cpu_ns / n->alloc_free_cpu_ns,
-	       b->alloc_free_cpu_ns / n->alloc_free_cpu_ns);
+	       a->alloc_free_cpu_ns / un_cpu, ar->alloc_free_cpu_ns / un_cpu, b->alloc_free_cpu_ns / un_cpu);
 	printf("%-34s | %-42s | %10s | %10s | %9.1f%% | -\n", "stock_loss_8_groups slots1", "-67.7% (2026)",
 	       "-", "-", 100 * b->stock_loss[0]);
 	printf("%-34s | %-42s | %10s | %10s | %9.1f%% | <=10%% %s\n", "stock_loss_8_groups slots5",
@@ -627,9 +627,9 @@ static void print_table(void)
 	       100 * b->stock_loss4[0]);
 	printf("%-34s | %-42s | %10s | %10s | %9.1f%% |\n", "stock_loss_4_groups slots5", "-", "-", "-",
 	       100 * b->stock_loss4[1]);
-	printf("%-34s | %-42s | %10s | %10s | %4.0f%%, %3.0f%% |\n", "  in thread CPU: 8 groups slots1, 5", "-",
+	printf("%-34s | %-42s | %10s | %10s | %4.0f%%, %3.0f%% |\n", "  thread CPU, 8 groups: 1, 5 slots", "-",
 	       "-", "-", 100 * b->stock_loss_cpu[0], 100 * b->stock_loss_cpu[1]);
-	printf("%-34s | %-42s | %10s | %10s | %4.0f%%, %3.0f%% |\n", "  in thread CPU: 4 groups slots1, 5", "-",
+	printf("%-34s | %-42s | %10s | %10s | %4.0f%%, %3.0f%% |\n", "  thread CPU, 4 groups: 1, 5 slots", "-",
 	       "-", "-", 100 * b->stock_loss4_cpu[0], 100 * b->stock_loss4_cpu[1]);
 	printf("  (stock ns/pair with 1, 8, 4 groups: slots1 %.1f, %.1f, %.1f; slots5 %.1f, %.1f, %.1f)\n",
 	       b->stock_ns[0][0], b->stock_ns[0][1], b->stock_ns[0][2], b->stock_ns[1][0], b->stock_ns[1][1],
