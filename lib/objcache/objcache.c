@@ -278,7 +278,10 @@ void *ksync__objcache_alloc_group(KSYNC_SITE_ARGS, struct ksync_objcache *cache,
 		int idx = ksync_srcu_read_lock(cache->srcu); /* S1 */
 		struct ksync_objcache *c = ksync__oc_child_get(cache, group);
 
-		obj = obj_alloc(c ? c : cache);
+		obj = c ? obj_alloc(c) : NULL;
+		/* No child, or it died meanwhile with no free object: the root. */
+		if (!obj)
+			obj = obj_alloc(cache);
 		ksync_srcu_read_unlock(cache->srcu, idx);
 		return obj;
 	}
