@@ -327,6 +327,7 @@ void ksync__oc_deactivate(struct ksync_objcache *c)
 
 	if (!__atomic_compare_exchange_n(&c->dead, &zero, 1, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) /* D1 */
 		return;
+	ksync__oc_yield(c, KSYNC_OBJCACHE_YP_DEACTIVATE_MARKED);
 	ksync__mutex_lock(&root->lock);
 	slot = table_slot(root, c->group_id, false);
 	if (slot && __atomic_load_n(slot, __ATOMIC_RELAXED) == c)

@@ -278,6 +278,8 @@ void *ksync__objcache_alloc_group(KSYNC_SITE_ARGS, struct ksync_objcache *cache,
 		int idx = ksync_srcu_read_lock(cache->srcu); /* S1 */
 		struct ksync_objcache *c = ksync__oc_child_get(cache, group);
 
+		if (c)
+			ksync__oc_yield(c, KSYNC_OBJCACHE_YP_ALLOC_CHILD_FOUND);
 		obj = c ? obj_alloc(c) : NULL;
 		/* No child, or it died meanwhile with no free object: the root. */
 		if (!obj)
@@ -328,6 +330,7 @@ void ksync__objcache_free(KSYNC_SITE_ARGS, struct ksync_objcache *cache, void *o
 	if (owner != owner->root) {
 		int idx = ksync_srcu_read_lock(owner->srcu); /* S1 */
 
+		ksync__oc_yield(owner, KSYNC_OBJCACHE_YP_FREE_CHILD_FOUND);
 		if (owner->mag_size && !__atomic_load_n(&owner->dead, __ATOMIC_ACQUIRE))
 			ksync__oc_mag_free(owner, obj);
 		else if (ksync__oc_put(owner, &obj, 1))

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/**
+ * DOC: ksync/objcache_testing.h - the test seam of ksync::objcache
+ *
+ * Not for production code (and absent from a build configured with
+ * -DKSYNC_SEAMS=OFF): a process-wide hook called at the points where a
+ * forced schedule shows the races of design A (a free or an allocation
+ * racing the group's offline). With no hook set, a point costs one acquire
+ * load.
+ */
+#ifndef KSYNC_OBJCACHE_TESTING_H
+#define KSYNC_OBJCACHE_TESTING_H
+
+#include <ksync/compiler.h> /* not objcache.h: this seam sits on objcache.h's layer */
+
+KSYNC_EXTERN_C_BEGIN
+
+struct ksync_objcache;
+
+/* Where the hook is called; @cache is the child (or root) concerned. */
+enum ksync_objcache_yield_point {
+	/* alloc for a group: the child was found (inside the set's read
+	 * section), nothing taken from it yet: alloc-during-deactivate */
+	KSYNC_OBJCACHE_YP_ALLOC_CHILD_FOUND = 1,
+	/* free of a child's object: its live bit is cleared, the child's dead
+	 * flag not read yet: free-during-offline */
+	KSYNC_OBJCACHE_YP_FREE_CHILD_FOUND,
+	/* deactivation: the child is marked dead, its magazines not drained yet */
+	KSYNC_OBJCACHE_YP_DEACTIVATE_MARKED,
+};
+
+/**
+ * ksync_objcache_set_yield_hook() - call @hook(cache, point, @arg) at every
+ * yield point of every cache (NULL: none). Set it before the threads it
+ * schedules start, clear it after they ended.
+ */
+void ksync_objcache_set_yield_hook(void (*hook)(struct ksync_objcache *cache, int point, void *arg), void *arg);
+
+KSYNC_EXTERN_C_END
+
+#endif /* KSYNC_OBJCACHE_TESTING_H */
