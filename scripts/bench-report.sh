@@ -427,6 +427,13 @@ page="$out/benchmarks.md"
 	Reproduce: \`scripts/bench-report.sh --short\` (under 2 minutes on 2 cores) or \`--full\`;
 	\`scripts/bench-report.sh --render-only --json DIR\` renders this page again from a run's JSON.
 	EOF
+	# Sections measured by hand, one file each, kept verbatim (each names its
+	# own command, machine and date): this script does not run them.
+	for part in "$root"/docs/benchmarks/*.md; do
+		[ -f "$part" ] || continue
+		printf '\n'
+		cat "$part"
+	done
 } >"$page"
 echo "== wrote $page and the charts in $charts/"
 
