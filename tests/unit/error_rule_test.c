@@ -8,6 +8,7 @@
  */
 #include <ksync/list_lru.h>
 #include <ksync/memgroup.h>
+#include <ksync/objcache.h>
 #include <ksync/objcg.h>
 #include <ksync/pressure.h>
 #include <ksync/shrinker.h>
@@ -17,6 +18,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ktest.h"
@@ -665,6 +667,92 @@ static void c_pr_inject_level(struct seen *s)
 	KASSERT(ksync_pressure_destroy(p) == 0);
 }
 
+/* Object caches (lib/objcache). */
+static void c_oc_size(struct seen *s) { TWICE_PTR(s, ksync_objcache_create("e", 0, 0, 0, NULL)); }
+static void c_oc_align(struct seen *s) { TWICE_PTR(s, ksync_objcache_create("e", 8, 24, 0, NULL)); }
+static void c_oc_flags(struct seen *s) { TWICE_PTR(s, ksync_objcache_create("e", 8, 0, 1U << 20, NULL)); }
+static void c_oc_mag(struct seen *s)
+{
+	struct ksync_objcache_config cfg = { .magazine_size = KSYNC_OBJCACHE_MAGAZINE_MAX + 1 };
+	TWICE_PTR(s, ksync_objcache_create_config("e", 8, 0, 0, NULL, &cfg));
+}
+static void c_oc_design(struct seen *s)
+{
+	struct ksync_objcache_config cfg = { .design = (enum ksync_objcache_design)7 };
+	TWICE_PTR(s, ksync_objcache_create_config("e", 8, 0, 0, NULL, &cfg));
+}
+static void c_oc_alloc_destroyed(struct seen *s)
+{
+	struct ksync_objcache *c = ksync_objcache_create("e", 8, 0, 0, NULL);
+	KASSERT(c && ksync_objcache_destroy(c) == 0);
+	TWICE_PTR(s, ksync_objcache_alloc(c));
+}
+static void c_oc_alloc_foreign(struct seen *s)
+{
+	struct ksync_memgroup_set *mine = ksync_memgroup_set_create(), *other = ksync_memgroup_set_create();
+	struct ksync_memgroup *g = ksync_memgroup_create(other, NULL);
+	struct ksync_objcache_config cfg = { .groups = mine };
+	struct ksync_objcache *c = ksync_objcache_create_config("e", 8, 0, KSYNC_OBJCACHE_ACCOUNT, NULL, &cfg);
+	KASSERT(c && g);
+	TWICE_PTR(s, ksync_objcache_alloc_group(c, g));
+	KASSERT(ksync_objcache_destroy(c) == 0);
+	KASSERT(ksync_memgroup_offline(g) == 0);
+	KASSERT(ksync_memgroup_set_destroy(mine) == 0 && ksync_memgroup_set_destroy(other) == 0);
+}
+static void c_oc_double_free(struct seen *s)
+{
+	struct ksync_objcache *c = ksync_objcache_create("e", 8, 0, 0, NULL);
+	void *o = ksync_objcache_alloc(c);
+	KASSERT(o);
+	ksync_objcache_free(c, o);
+	TWICE_VOID(s, ksync_objcache_free(c, o));
+	KASSERT(ksync_objcache_destroy(c) == 0);
+}
+static void c_oc_free_wrong(struct seen *s)
+{
+	struct ksync_objcache *a = ksync_objcache_create("e", 8, 0, 0, NULL), *b = ksync_objcache_create("f", 8, 0, 0, NULL);
+	void *o = ksync_objcache_alloc(a);
+	KASSERT(o && b);
+	TWICE_VOID(s, ksync_objcache_free(b, o));
+	ksync_objcache_free(a, o);
+	KASSERT(ksync_objcache_destroy(a) == 0 && ksync_objcache_destroy(b) == 0);
+}
+static void c_oc_free_inside(struct seen *s)
+{
+	struct ksync_objcache *c = ksync_objcache_create("e", 16, 0, 0, NULL);
+	char *o = ksync_objcache_alloc(c);
+	KASSERT(o);
+	TWICE_VOID(s, ksync_objcache_free(c, o + 1));
+	ksync_objcache_free(c, o);
+	KASSERT(ksync_objcache_destroy(c) == 0);
+}
+static void c_oc_free_foreign(struct seen *s)
+{
+	struct ksync_objcache *c = ksync_objcache_create("e", 16, 0, 0, NULL);
+	char *block = aligned_alloc(KSYNC_OBJCACHE_SLAB_SIZE, KSYNC_OBJCACHE_SLAB_SIZE);
+	KASSERT(c && block);
+	memset(block, 0, KSYNC_OBJCACHE_SLAB_SIZE);
+	TWICE_VOID(s, ksync_objcache_free(c, block + 256));
+	free(block);
+	KASSERT(ksync_objcache_destroy(c) == 0);
+}
+static void c_oc_destroy_live(struct seen *s)
+{
+	struct ksync_objcache *c = ksync_objcache_create("e", 16, 0, 0, NULL);
+	void *o = ksync_objcache_alloc(c);
+	KASSERT(o);
+	TWICE_NUM(s, ksync_objcache_destroy(c));
+	ksync_objcache_free(c, o);
+	KASSERT(ksync_objcache_destroy(c) == 0);
+}
+static void c_oc_destroy_twice(struct seen *s)
+{
+	struct ksync_objcache *c = ksync_objcache_create("e", 16, 0, 0, NULL);
+	KASSERT(c && ksync_objcache_destroy(c) == 0);
+	TWICE_NUM(s, ksync_objcache_destroy(c));
+}
+static void c_oc_stock_slots(struct seen *s) { TWICE_NUM(s, ksync_objcache_set_stock_slots(6)); }
+
 static const struct row_case {
 	const char *call, *condition;
 	void (*run)(struct seen *);
@@ -740,6 +828,20 @@ static const struct row_case {
 	{ "ksync_pressure_on_level", "a level outside LOW..CRITICAL", c_pr_on_level, 0, 0 },
 	{ "ksync_pressure_inject", "the monitor has no test source", c_pr_inject_nosrc, 0, 0 },
 	{ "ksync_pressure_inject", "a level outside LOW..CRITICAL", c_pr_inject_level, 0, 0 },
+	{ "ksync_objcache_create", "size 0 or above KSYNC_OBJCACHE_MAX_SIZE", c_oc_size, 0, 0 },
+	{ "ksync_objcache_create", "an alignment not a power of two, or above KSYNC_OBJCACHE_MAX_ALIGN", c_oc_align, 0, 0 },
+	{ "ksync_objcache_create", "unknown flags", c_oc_flags, 0, 0 },
+	{ "ksync_objcache_create_config", "a magazine size above KSYNC_OBJCACHE_MAGAZINE_MAX", c_oc_mag, 0, 0 },
+	{ "ksync_objcache_create_config", "an unknown design", c_oc_design, 0, 0 },
+	{ "ksync_objcache_alloc", "a destroyed cache", c_oc_alloc_destroyed, 1, 0 },
+	{ "ksync_objcache_alloc_group", "a group of another set", c_oc_alloc_foreign, 1, 0 },
+	{ "ksync_objcache_free", "a double free", c_oc_double_free, 1, 0 },
+	{ "ksync_objcache_free", "an object of another cache", c_oc_free_wrong, 1, 0 },
+	{ "ksync_objcache_free", "not the start of an object", c_oc_free_inside, 1, 0 },
+	{ "ksync_objcache_free", "a pointer no cache gave out (its 64 KiB block mapped)", c_oc_free_foreign, 1, 0 },
+	{ "ksync_objcache_destroy", "live objects in the cache or a child (the cache is leaked, kept usable)", c_oc_destroy_live, 1, 0 },
+	{ "ksync_objcache_destroy", "a cache destroyed already", c_oc_destroy_twice, 1, 0 },
+	{ "ksync_objcache_set_stock_slots", "a count outside 1..5", c_oc_stock_slots, 0, 0 },
 };
 #define NR_CASES (sizeof(cases) / sizeof(cases[0]))
 

@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * lib/objcache/slab.c - slabs and the depot, cache indices, a dead child's end.
+ *
+ * A slab is KSYNC_OBJCACHE_SLAB_SIZE bytes mmap'd at that alignment, so that
+ * an object's slab is its address rounded down. Its header (struct
+ * ksync__oc_slab) is followed by three arrays, then the objects:
+ *   live   a bitmap, one bit per object, set while a user holds it: written
+ *          with atomic RMW by alloc and free on any thread (no lock): a free
+ *          that finds the bit clear is a double free;
+ *   free   a stack of free object indices, under the cache's mutex;
+ *   objcg  design B: the charge handle of each live object, written by the
+ *          allocating thread after setting the bit and read by the freeing
+ *          thread after clearing it (the user's hand-off of the object
+ *          orders them, as for the object's own bytes).
+ * Objects are constructed when their slab is made and never again.
+ *
+ * The depot is the cache's three lists (partial, full, empty) under its
+ * mutex; magazines (magazine.c) take and put objects in batches here.
+ * An empty slab goes back to the system at once when the cache keeps
+ * max_empty empty slabs already, or when the cache is dead (a deactivated
+ * child, the kernel's 4.0 "dead caches discard free slabs immediately").
+ *
+ * A dead child whose last slab goes is ended (ksync__oc_child_end()) by the
+ * one thread that saw nr_slabs reach 0 (the finishing flag, under the mutex):
+ * it leaves its group's list and its root's list, drops its group reference
+ * and is freed after a grace period of the set's domain, inside whose read
+ * sections allocations and frees for children run (objcache.c). Its index
+ * is released in that callback too: a magazine owner that raced the
+ * deactivation may still store to the index's slot until its section ends.
+ *
+ * Cache indices name each cache's slot in every thread's magazine table;
+ * the index map (index -> cache) is read by thread exit under the threads'
+ * mutex, and an index is reused only once every thread's slot for it has
+ * been drained (destroy, deactivation).
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+pthread_mutex_t ksync__oc_mutex = PTHREAD_MUTEX_INITIALIZER;
+struct ksync_list_head ksync__oc_caches = { &ksync__oc_caches, &ksync__oc_caches };
+struct ksync_list_head ksync__oc_clients = { &ksync__oc_clients, &ksync__oc_clients };
+
+/* ---- cache indices ---- */
+
+static pthread_mutex_t idx_mutex = PTHREAD_MUTEX_INITIALIZER;
+static struct ksync_objcache **idx_map[KSYNC__OC_CHUNKS]; /* entries: atomic */
+static int *idx_free;   /* stack of released indices */
+static int idx_nfree, idx_cap, idx_next;
+
+int ksync__oc_idx_get(struct ksync_objcache *c)
+{
+	int idx = -ENOMEM;
+
+	ksync__mutex_lock(&idx_mutex);
+	if (idx_nfree) {
+		idx = idx_free[--idx_nfree];
+	} else if (idx_next < KSYNC__OC_MAX_IDX) {
+		struct ksync_objcache ***chunk = &idx_map[idx_next / KSYNC__OC_CHUNK];
+
+		if (!*chunk)
+			*chunk = KSYNC__ALLOC(calloc(KSYNC__OC_CHUNK, sizeof(**chunk)));
+		if (*chunk)
+			idx = idx_next++;
+	}
+	if (idx >= 0)
+		__atomic_store_n(&idx_map[idx / KSYNC__OC_CHUNK][idx % KSYNC__OC_CHUNK], c, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&idx_mutex);
+	return idx;
+}
+
+void ksync__oc_idx_put(int idx)
+{
+	if (idx < 0)
+		return;
+	ksync__mutex_lock(&idx_mutex);
+	__atomic_store_n(&idx_map[idx / KSYNC__OC_CHUNK][idx % KSYNC__OC_CHUNK], NULL, __ATOMIC_RELAXED);
+	if (idx_nfree == idx_cap) {
+		int cap = idx_cap ? 2 * idx_cap : 64;
+		int *p = KSYNC__ALLOC(realloc(idx_free, (size_t)cap * sizeof(*p)));
+
+		if (!p) {
+			/* Out of memory: the index is lost, not reused. */
+			pthread_mutex_unlock(&idx_mutex);
+			return;
+		}
+		idx_free = p;
+		idx_cap = cap;
+	}
+	idx_free[idx_nfree++] = idx;
+	pthread_mutex_unlock(&idx_mutex);
+}
+
+struct ksync_objcache *ksync__oc_idx_cache(int idx)
+{
+	struct ksync_objcache **chunk = idx_map[idx / KSYNC__OC_CHUNK];
+
+	return chunk ? __atomic_load_n(&chunk[idx % KSYNC__OC_CHUNK], __ATOMIC_RELAXED) : NULL;
+}
+
+/* ---- layout ---- */
+
+static size_t round_up(size_t x, size_t a)
+{
+	return (x + a - 1) / a * a;
+}
+
+void ksync__oc_layout(struct ksync_objcache *c)
+{
+	size_t n = (KSYNC_OBJCACHE_SLAB_SIZE - sizeof(struct ksync__oc_slab)) / c->stride;
+
+	for (;; n--) {
+		size_t off = sizeof(struct ksync__oc_slab);
+
+		c->live_off = off;
+		off += round_up(n, 64) / 8;
+		c->free_off = off;
+		off += n * sizeof(uint16_t);
+		off = round_up(off, sizeof(void *));
+		c->objcg_off = off;
+		if (c->design == KSYNC_OBJCACHE_CHARGE_HANDLES && c->accounted)
+			off += n * sizeof(void *);
+		off = round_up(off, c->align);
+		if (off + n * c->stride <= KSYNC_OBJCACHE_SLAB_SIZE) {
+			c->obj_off = off;
+			c->objs_per_slab = (unsigned)n;
+			return;
+		}
+	}
+}
+
+/* ---- slabs ---- */
+
+struct ksync__oc_slab *ksync__oc_slab_of(const void *obj)
+{
+	return (struct ksync__oc_slab *)((uintptr_t)obj & ~(uintptr_t)(KSYNC_OBJCACHE_SLAB_SIZE - 1));
+}
+
+unsigned ksync__oc_index(const struct ksync_objcache *c, const struct ksync__oc_slab *s, const void *obj)
+{
+	uintptr_t off = (uintptr_t)obj - (uintptr_t)s;
+
+	if (off < c->obj_off)
+		return ~0U;
+	return (unsigned)((off - c->obj_off) / c->stride);
+}
+
+void *ksync__oc_obj(const struct ksync_objcache *c, struct ksync__oc_slab *s, unsigned i)
+{
+	return (char *)s + c->obj_off + (size_t)i * c->stride;
+}
+
+bool ksync__oc_mark_live(struct ksync__oc_slab *s, unsigned i, bool live)
+{
+	unsigned long bit = 1UL << (i % 64), old;
+
+	/* Relaxed: the bit guards itself (one RMW decides who owns the
+	 * transition); the object's bytes are ordered by the user's hand-off. */
+	if (live) {
+		old = __atomic_fetch_or(&s->live[i / 64], bit, __ATOMIC_RELAXED);
+		return !(old & bit);
+	}
+	old = __atomic_fetch_and(&s->live[i / 64], ~bit, __ATOMIC_RELAXED);
+	return (old & bit) != 0;
+}
+
+static void *map_slab(void)
+{
+	size_t sz = KSYNC_OBJCACHE_SLAB_SIZE;
+	char *p = mmap(NULL, 2 * sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uintptr_t a;
+
+	if (p == MAP_FAILED)
+		return NULL;
+	a = round_up((uintptr_t)p, sz);
+	if (a > (uintptr_t)p)
+		munmap(p, a - (uintptr_t)p);
+	munmap((char *)a + sz, (uintptr_t)p + sz - a);
+	return (void *)a;
+}
+
+/* Under c->lock. */
+static struct ksync__oc_slab *new_slab(struct ksync_objcache *c)
+{
+	struct ksync__oc_slab *s = KSYNC__ALLOC(map_slab());
+
+	if (!s)
+		return NULL;
+	s->magic = KSYNC__OC_MAGIC;
+	s->cache = c;
+	s->live = (unsigned long *)(void *)((char *)s + c->live_off);
+	s->free = (uint16_t *)(void *)((char *)s + c->free_off);
+	s->objcg = c->design == KSYNC_OBJCACHE_CHARGE_HANDLES && c->accounted
+			   ? (struct ksync_objcg **)(void *)((char *)s + c->objcg_off)
+			   : NULL;
+	s->nfree = c->objs_per_slab;
+	for (unsigned i = 0; i < c->objs_per_slab; i++) {
+		s->free[i] = (uint16_t)(c->objs_per_slab - 1 - i);
+		if (c->ctor)
+			c->ctor(ksync__oc_obj(c, s, i));
+	}
+	ksync_list_add(&s->link, &c->empty);
+	c->nr_slabs++;
+	c->nr_empty++;
+	return s;
+}
+
+/* Under c->lock. */
+static void drop_slab(struct ksync_objcache *c, struct ksync__oc_slab *s)
+{
+	ksync_list_del(&s->link);
+	c->nr_slabs--;
+	s->magic = 0;
+	munmap(s, KSYNC_OBJCACHE_SLAB_SIZE);
+}
+
+unsigned ksync__oc_take(struct ksync_objcache *c, void **out, unsigned n)
+{
+	unsigned got = 0;
+
+	ksync__mutex_lock(&c->lock);
+	while (got < n) {
+		struct ksync__oc_slab *s;
+
+		if (!ksync_list_empty(&c->partial)) {
+			s = ksync_list_first_entry(&c->partial, struct ksync__oc_slab, link);
+		} else {
+			if (ksync_list_empty(&c->empty) && !new_slab(c))
+				break;
+			s = ksync_list_first_entry(&c->empty, struct ksync__oc_slab, link);
+			c->nr_empty--;
+			c->nr_partial++;
+			ksync_list_move(&s->link, &c->partial);
+		}
+		while (got < n && s->nfree) {
+			out[got++] = ksync__oc_obj(c, s, s->free[--s->nfree]);
+			s->inuse++;
+		}
+		if (!s->nfree) {
+			c->nr_partial--;
+			c->nr_full++;
+			ksync_list_move(&s->link, &c->full);
+		}
+	}
+	pthread_mutex_unlock(&c->lock);
+	return got;
+}
+
+/* Under c->lock: the end condition, claimed once. */
+static bool claim_end(struct ksync_objcache *c)
+{
+	if (c->root == c || !__atomic_load_n(&c->dead, __ATOMIC_RELAXED) || c->nr_slabs || c->finishing)
+		return false;
+	c->finishing = true;
+	return true;
+}
+
+bool ksync__oc_put(struct ksync_objcache *c, void *const *objs, unsigned n)
+{
+	bool dead = __atomic_load_n(&c->dead, __ATOMIC_RELAXED), end;
+
+	ksync__mutex_lock(&c->lock);
+	for (unsigned k = 0; k < n; k++) {
+		struct ksync__oc_slab *s = ksync__oc_slab_of(objs[k]);
+
+		if (!s->nfree) {
+			c->nr_full--;
+			c->nr_partial++;
+			ksync_list_move(&s->link, &c->partial);
+		}
+		s->free[s->nfree++] = (uint16_t)ksync__oc_index(c, s, objs[k]);
+		s->inuse--;
+		if (s->inuse)
+			continue;
+		c->nr_partial--;
+		if (dead || c->nr_empty >= c->max_empty) {
+			drop_slab(c, s);
+		} else {
+			c->nr_empty++;
+			ksync_list_move(&s->link, &c->empty);
+		}
+	}
+	end = claim_end(c);
+	pthread_mutex_unlock(&c->lock);
+	return end;
+}
+
+unsigned long ksync__oc_free_empty(struct ksync_objcache *c, bool all, bool *end)
+{
+	unsigned long freed = 0;
+
+	ksync__mutex_lock(&c->lock);
+	while (c->nr_empty > (all ? 0 : c->max_empty)) {
+		drop_slab(c, ksync_list_first_entry(&c->empty, struct ksync__oc_slab, link));
+		c->nr_empty--;
+		freed++;
+	}
+	*end = claim_end(c);
+	pthread_mutex_unlock(&c->lock);
+	return freed;
+}
+
+unsigned long ksync__oc_count_live(struct ksync_objcache *c, unsigned long *slabs, unsigned long *empty,
+				   unsigned long *total, unsigned long *stacked)
+{
+	struct ksync_list_head *lists[] = { &c->partial, &c->full };
+	unsigned long live = 0, words = (c->objs_per_slab + 63) / 64;
+	struct ksync__oc_slab *s;
+
+	ksync__mutex_lock(&c->lock);
+	for (int l = 0; l < 2; l++)
+		ksync_list_for_each_entry(s, lists[l], link)
+			for (unsigned long w = 0; w < words; w++)
+				live += (unsigned long)__builtin_popcountl(
+					__atomic_load_n(&s->live[w], __ATOMIC_RELAXED));
+	if (slabs)
+		*slabs += c->nr_slabs;
+	if (empty)
+		*empty += c->nr_empty;
+	if (total)
+		*total += c->nr_slabs * c->objs_per_slab;
+	if (stacked) {
+		*stacked += c->nr_empty * c->objs_per_slab;
+		ksync_list_for_each_entry(s, &c->partial, link)
+			*stacked += s->nfree;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return live;
+}
+
+/* ---- a dead child's end ---- */
+
+static void child_free_rcu(struct ksync_rcu_head *head)
+{
+	struct ksync_objcache *c = ksync_container_of(head, struct ksync_objcache, rcu);
+
+	ksync__oc_idx_put(c->idx);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+}
+
+void ksync__oc_child_end(struct ksync_objcache *c)
+{
+	struct ksync_objcache *root = c->root;
+	struct ksync_memgroup *g;
+
+	ksync__mutex_lock(&ksync__oc_mutex);
+	if (!ksync_list_empty(&c->glink))
+		ksync_list_del_init(&c->glink);
+	g = c->group; /* reparenting moves it under this mutex */
+	c->group = NULL;
+	ksync__mutex_lock(&root->lock);
+	ksync_list_del_init(&c->sibling);
+	root->children_dead--;
+	root->children_destroyed++;
+	pthread_mutex_unlock(&root->lock);
+	pthread_mutex_unlock(&ksync__oc_mutex);
+	if (g)
+		ksync_memgroup_put(g);
+	/* Readers that found @c (allocations, frees inside the set's domain)
+	 * may still look at it: free after a grace period. */
+	ksync_call_srcu(c->srcu, &c->rcu, child_free_rcu);
+}
