@@ -32,6 +32,7 @@
  * KSYNC__OC_TOMBSTONES are freed.
  */
 #include "internal.h"
+#include "seams.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -277,6 +278,8 @@ void *ksync__objcache_alloc_group(KSYNC_SITE_ARGS, struct ksync_objcache *cache,
 		int idx = ksync_srcu_read_lock(cache->srcu); /* S1 */
 		struct ksync_objcache *c = ksync__oc_child_get(cache, group);
 
+		if (c)
+			objcache_yield_point(KSYNC_OBJCACHE_YP_CHILD_FOUND);
 		obj = obj_alloc(c ? c : cache);
 		ksync_srcu_read_unlock(cache->srcu, idx);
 		return obj;
