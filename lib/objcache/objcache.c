@@ -280,7 +280,9 @@ void *ksync__objcache_alloc_group(KSYNC_SITE_ARGS, struct ksync_objcache *cache,
 
 		if (c)
 			objcache_yield_point(KSYNC_OBJCACHE_YP_CHILD_FOUND);
-		obj = obj_alloc(c ? c : cache);
+		obj = c ? obj_alloc(c) : NULL;
+		if (!obj) /* no child, or the group's offline ended it under us: the root serves */
+			obj = obj_alloc(cache);
 		ksync_srcu_read_unlock(cache->srcu, idx);
 		return obj;
 	}

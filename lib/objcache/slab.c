@@ -223,7 +223,7 @@ unsigned ksync__oc_take(struct ksync_objcache *c, void **out, unsigned n)
 	unsigned got = 0;
 
 	ksync__mutex_lock(&c->lock);
-	while (got < n) {
+	while (got < n && !c->finishing) { /* an ended child makes no slab: it is freed after a grace period */
 		struct ksync__oc_slab *s;
 
 		if (!ksync_list_empty(&c->partial)) {
