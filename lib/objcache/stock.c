@@ -107,7 +107,7 @@ struct ksync_objcg *ksync__oc_stock_charge(struct ksync__oc_stock *st, struct ks
 	/* A miss: sweep the stale slots, choose a victim. */
 	for (int i = 0; i < nr; i++) {
 		s = &st->slot[i];
-		if (s->objcg && slot_stale(s))
+		if (s->objcg && !KSYNC_PLANT(OBJCACHE_STOCK_KEEPS_DYING) && slot_stale(s))
 			slot_drop(s);
 	}
 	for (int i = 0; i < nr; i++) {
