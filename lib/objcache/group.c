@@ -239,7 +239,9 @@ static struct ksync_objcache *child_create(struct ksync_objcache *root, struct k
 	c = KSYNC__ALLOC(malloc(sizeof(*c)));
 	if (!c)
 		return NULL;
+	ksync__mutex_lock(&root->lock); /* the root's lists and counts change under it */
 	*c = *root;
+	pthread_mutex_unlock(&root->lock);
 	snprintf(c->name, sizeof(c->name), "%.48s(%d)", root->name, id);
 	pthread_mutex_init(&c->lock, NULL);
 	ksync_init_list_head(&c->partial);

@@ -60,8 +60,11 @@ static unsigned long shrink_count(struct ksync_shrinker *s, struct ksync_shrink_
 	(void)sc;
 	n = free_objects(root);
 	ksync__mutex_lock(&root->lock);
-	ksync_list_for_each_entry(c, &root->children, sibling)
+	ksync_list_for_each_entry(c, &root->children, sibling) {
+		ksync__mutex_lock(&c->lock); /* a child's counts are under its own mutex */
 		n += c->nr_empty * c->objs_per_slab;
+		pthread_mutex_unlock(&c->lock);
+	}
 	pthread_mutex_unlock(&root->lock);
 	return n ? n : KSYNC_SHRINK_EMPTY;
 }
@@ -93,7 +96,12 @@ static unsigned long shrink_all(struct ksync_objcache *root, bool all)
 			/* One child at a time, the root's mutex dropped in between. */
 			ksync__mutex_lock(&root->lock);
 			ksync_list_for_each_entry(c, &root->children, sibling) {
-				if (!c->finishing && c->nr_empty && !__atomic_load_n(&c->dead, __ATOMIC_RELAXED)) {
+				bool some;
+
+				ksync__mutex_lock(&c->lock); /* its fields are under its own mutex */
+				some = !c->finishing && c->nr_empty;
+				pthread_mutex_unlock(&c->lock);
+				if (some && !__atomic_load_n(&c->dead, __ATOMIC_RELAXED)) {
 					next = c;
 					break;
 				}
