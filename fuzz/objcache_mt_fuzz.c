@@ -219,7 +219,7 @@ static struct orec *obj_new(int tid, void *p, struct grec *acct, int charged)
 			CHECK(!"an object handed out twice");
 		}
 	o->p = p;
-	o->acct = acct;
+	__atomic_store_n(&o->acct, acct, __ATOMIC_RELEASE); /* model_offline() of another thread may scan it */
 	o->owner = tid;
 	o->charged = charged;
 	o->seed = (uint8_t)(i * 37 + tid);
