@@ -14,7 +14,7 @@
 #ifndef KSYNC_OBJCACHE_TESTING_H
 #define KSYNC_OBJCACHE_TESTING_H
 
-#include <ksync/objcache.h>
+#include <ksync/compiler.h>
 
 KSYNC_EXTERN_C_BEGIN
 
