@@ -236,13 +236,29 @@ static struct ksync_objcache *child_create(struct ksync_objcache *root, struct k
 
 	if (!slot)
 		return NULL;
-	c = KSYNC__ALLOC(malloc(sizeof(*c)));
+	c = KSYNC__ALLOC(calloc(1, sizeof(*c)));
 	if (!c)
 		return NULL;
-	ksync__mutex_lock(&root->lock); /* the root's lists and counts change under it */
-	*c = *root;
-	pthread_mutex_unlock(&root->lock);
+	/* The root's settings, written once at its creation (not its lists
+	 * and counters, which its mutex guards). */
 	snprintf(c->name, sizeof(c->name), "%.48s(%d)", root->name, id);
+	c->size = root->size;
+	c->stride = root->stride;
+	c->align = root->align;
+	c->flags = root->flags;
+	c->ctor = root->ctor;
+	c->objs_per_slab = root->objs_per_slab;
+	c->obj_off = root->obj_off;
+	c->live_off = root->live_off;
+	c->free_off = root->free_off;
+	c->objcg_off = root->objcg_off;
+	c->accounted = root->accounted;
+	c->design = root->design;
+	c->reparent = root->reparent;
+	c->max_empty = root->max_empty;
+	c->mag_size = root->mag_size;
+	c->set = root->set;
+	c->srcu = root->srcu;
 	pthread_mutex_init(&c->lock, NULL);
 	ksync_init_list_head(&c->partial);
 	ksync_init_list_head(&c->full);
@@ -251,17 +267,9 @@ static struct ksync_objcache *child_create(struct ksync_objcache *root, struct k
 	ksync_init_list_head(&c->all);
 	ksync_init_list_head(&c->glink);
 	ksync_init_list_head(&c->sibling);
-	c->nr_slabs = c->nr_empty = c->nr_partial = c->nr_full = 0;
-	c->children_alive = c->children_dead = c->children_destroyed = 0;
-	c->finishing = false;
-	c->dead = 0;
 	c->root = root;
-	c->table = NULL;
-	c->client = NULL;
-	c->shrinker = NULL;
 	c->created_for = g;
 	c->group_id = id;
-	c->group = NULL;
 	c->idx = c->mag_size > 1 ? ksync__oc_idx_get(c) : -1;
 	if (c->mag_size > 1 && c->idx < 0)
 		goto fail;

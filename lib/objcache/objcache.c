@@ -61,7 +61,7 @@ static unsigned long shrink_count(struct ksync_shrinker *s, struct ksync_shrink_
 	n = free_objects(root);
 	ksync__mutex_lock(&root->lock);
 	ksync_list_for_each_entry(c, &root->children, sibling) {
-		ksync__mutex_lock(&c->lock); /* a child's counts are under its own mutex */
+		ksync__mutex_lock(&c->lock); /* the root's, then a child's */
 		n += c->nr_empty * c->objs_per_slab;
 		pthread_mutex_unlock(&c->lock);
 	}
@@ -86,31 +86,24 @@ static unsigned long shrink_all(struct ksync_objcache *root, bool all)
 {
 	unsigned long freed = shrink_one(root, all);
 
-	if (root->srcu) {
+	if (root->table) {
 		int idx = ksync_srcu_read_lock(root->srcu); /* S1: children stay in memory */
-		struct ksync_objcache *c;
+		struct ksync_objcache *c, **list;
+		unsigned long n = 0, cap;
 
-		for (;;) {
-			struct ksync_objcache *next = NULL;
-
-			/* One child at a time, the root's mutex dropped in between. */
-			ksync__mutex_lock(&root->lock);
-			ksync_list_for_each_entry(c, &root->children, sibling) {
-				bool some;
-
-				ksync__mutex_lock(&c->lock); /* its fields are under its own mutex */
-				some = !c->finishing && c->nr_empty;
-				pthread_mutex_unlock(&c->lock);
-				if (some && !__atomic_load_n(&c->dead, __ATOMIC_RELAXED)) {
-					next = c;
-					break;
-				}
-			}
-			pthread_mutex_unlock(&root->lock);
-			if (!next)
-				break;
-			freed += shrink_one(next, true);
-		}
+		/* A snapshot of the live children under the root's mutex, then
+		 * each shrunk under its own (a child's depot is its mutex's). */
+		ksync__mutex_lock(&root->lock);
+		cap = root->children_alive;
+		list = cap ? KSYNC__ALLOC(malloc(cap * sizeof(*list))) : NULL;
+		if (list)
+			ksync_list_for_each_entry(c, &root->children, sibling)
+				if (n < cap && !__atomic_load_n(&c->dead, __ATOMIC_RELAXED))
+					list[n++] = c;
+		pthread_mutex_unlock(&root->lock);
+		for (unsigned long i = 0; i < n; i++)
+			freed += shrink_one(list[i], true);
+		free(list);
 		ksync_srcu_read_unlock(root->srcu, idx);
 	}
 	return freed;
