@@ -16,8 +16,8 @@
 import os, sys
 
 # op numbers (op() in objcache_mt_fuzz.c)
-ALLOC_ROOT, ALLOC_GROUP, ALLOC_HELD, FREE, GIVE, TAKE, CREATE, OFFLINE, PUT_HELD, WALK, SHRINK = \
-    0, 1, 3, 4, 6, 7, 8, 10, 11, 12, 13
+ALLOC_ROOT, ALLOC_GROUP, ALLOC_HELD, FREE, GIVE, TAKE, CREATE, OFFLINE, PUT_HELD, WALK, SHRINK, FOREIGN = \
+    0, 1, 3, 4, 6, 7, 8, 10, 11, 12, 13, 14
 A, A_REPARENT, B1, B5 = 0, 1, 2, 3
 
 
@@ -74,6 +74,16 @@ def main(root):
     for des, nm in ((A, 'a'), (A_REPARENT, 'a-reparent'), (B5, 'b5')):
         seed(d, nm + '-three-threads-trade-objects', des, [t, t, t], schedule=bytes([1, 2, 0] * 30))
         seed(d, nm + '-three-threads-trade-objects-free-running', des, [t, t, t], policy=7)
+    # Another thread allocates for our group (found published, held by a
+    # reference) while we take it offline (a preemption point between the
+    # unpublish and the offline): the allocation lands in the child being
+    # deactivated, the reparented child, the root or the parent's handle.
+    t0 = [(CREATE, 0), (CREATE, 0x10), (ALLOC_GROUP, 1), (OFFLINE, 0x82), (ALLOC_GROUP, 0), (OFFLINE, 0x81),
+          (ALLOC_ROOT, 0)]
+    t1 = [(FOREIGN, 4), (FOREIGN, 0), (FOREIGN, 4), (FOREIGN, 0), (FREE, 0), (FOREIGN, 4), (WALK, 0)]
+    for des, nm in ((A, 'a'), (A_REPARENT, 'a-reparent'), (B1, 'b1'), (B5, 'b5')):
+        seed(d, nm + '-foreign-alloc-during-offline', des, [t0, t1], schedule=b'\x00\x00\x01\x01' * 30)
+        seed(d, nm + '-foreign-alloc-during-offline-free-running', des, [t0, t1], policy=7)
 
 
 if __name__ == '__main__':
