@@ -19,8 +19,8 @@
  * no one else writes in the common case.
  *
  * Barrier pairs:
- *  M1  the owner's store back (M2's store, seq_cst so also release) pairs
- *      with the exchange that next takes the magazine, the owner's own
+ *  M1  the owner's store back (release for a root, seq_cst for a child: M2)
+ *      pairs with the exchange that next takes the magazine, the owner's own
  *      (acq_rel) or a drainer's (seq_cst): whoever takes it sees its count
  *      and objects as the last holder left them.
  *  M2  the owner's store back is seq_cst and is followed by a seq_cst load
@@ -117,8 +117,13 @@ static bool flush_mag(struct ksync_objcache *c, struct ksync__oc_mag *m, unsigne
 /* M2: store the magazine back; a dead child's is flushed by its owner. */
 static void publish(struct ksync_objcache *c, struct ksync__oc_mag **slot, struct ksync__oc_mag *m)
 {
-	__atomic_store_n(slot, m, __ATOMIC_SEQ_CST); /* M2 */
-	if (c->root != c && __atomic_load_n(&c->dead, __ATOMIC_SEQ_CST)) { /* M2 */
+	if (c->root == c) {
+		/* A root never dies under its users: M1's release is enough. */
+		__atomic_store_n(slot, m, __ATOMIC_RELEASE); /* M1 */
+		return;
+	}
+	__atomic_store_n(slot, m, __ATOMIC_SEQ_CST); /* M1, M2 */
+	if (__atomic_load_n(&c->dead, __ATOMIC_SEQ_CST)) { /* M2 */
 		m = __atomic_exchange_n(slot, NULL, __ATOMIC_SEQ_CST);
 		if (m && flush_mag(c, m, NULL))
 			ksync__oc_child_end(c);

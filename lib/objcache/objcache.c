@@ -282,7 +282,8 @@ void *ksync__objcache_alloc_group(KSYNC_SITE_ARGS, struct ksync_objcache *cache,
 		if (c)
 			objcache_yield_point(KSYNC_OBJCACHE_YP_CHILD_FOUND);
 		obj = c ? obj_alloc(c) : NULL;
-		if (!obj) /* no child, or the group's offline ended it under us: the root serves */
+		/* No child, or it died meanwhile with no free object: the root. */
+		if (!obj)
 			obj = obj_alloc(cache);
 		ksync_srcu_read_unlock(cache->srcu, idx);
 		return obj;

@@ -223,13 +223,19 @@ unsigned ksync__oc_take(struct ksync_objcache *c, void **out, unsigned n)
 	unsigned got = 0;
 
 	ksync__mutex_lock(&c->lock);
-	while (got < n && !c->finishing) { /* an ended child makes no slab: it is freed after a grace period */
+	while (got < n) {
 		struct ksync__oc_slab *s;
 
 		if (!ksync_list_empty(&c->partial)) {
 			s = ksync_list_first_entry(&c->partial, struct ksync__oc_slab, link);
 		} else {
-			if (ksync_list_empty(&c->empty) && !new_slab(c))
+			/* A dead child makes no slab (dead is set before its
+			 * deactivation takes this mutex): once its last slab is
+			 * gone it ends, and a slab made after that, by an
+			 * allocator that found the child before it died, would
+			 * hold objects in freed memory. Its free objects are
+			 * still handed out. */
+			if (ksync_list_empty(&c->empty) && (__atomic_load_n(&c->dead, __ATOMIC_RELAXED) || !new_slab(c)))
 				break;
 			s = ksync_list_first_entry(&c->empty, struct ksync__oc_slab, link);
 			c->nr_empty--;

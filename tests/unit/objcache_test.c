@@ -562,6 +562,43 @@ KTEST(thread_exit_flushes_magazines)
 	KCHECK_EQ(ksync_objcache_destroy(a.c), 0);
 }
 
+struct stock_exit_arg {
+	struct ksync_objcache *c;
+	struct ksync_memgroup *g;
+	void *keep[7];
+};
+
+static void *stock_exit_thread(void *p)
+{
+	struct stock_exit_arg *a = p;
+
+	for (int i = 0; i < 7; i++)
+		a->keep[i] = ksync_objcache_alloc_group(a->c, a->g);
+	for (int i = 0; i < 3; i++)
+		ksync_objcache_free(a->c, ksync_objcache_alloc_group(a->c, a->g));
+	return NULL; /* the stock holds g's pending charges: exit flushes them */
+}
+
+KTEST(thread_exit_flushes_stock)
+{
+	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
+	struct stock_exit_arg a = { make("sx", 64, KSYNC_OBJCACHE_ACCOUNT, KSYNC_OBJCACHE_CHARGE_HANDLES, false, set, 0),
+				    ksync_memgroup_create(set, NULL), { 0 } };
+	pthread_t t;
+
+	KASSERT(pthread_create(&t, NULL, stock_exit_thread, &a) == 0);
+	KASSERT(pthread_join(t, NULL) == 0);
+	KCHECK_EQ(stat_of(a.g, KSYNC_MEMGROUP_STAT_OBJECTS), 7L);
+	KCHECK_EQ(stat_of(a.g, KSYNC_MEMGROUP_STAT_BYTES), 7L * 64);
+	for (int i = 0; i < 7; i++)
+		ksync_objcache_free(a.c, a.keep[i]);
+	ksync_objcache_drain_thread();
+	KCHECK_EQ(stat_of(a.g, KSYNC_MEMGROUP_STAT_OBJECTS), 0L);
+	KCHECK_EQ(ksync_memgroup_offline(a.g), 0);
+	KCHECK_EQ(ksync_objcache_destroy(a.c), 0);
+	KCHECK_EQ(ksync_memgroup_set_destroy(set), 0);
+}
+
 KTEST(shrinker_frees_empty_slabs)
 {
 	struct ksync_shrinker_registry *reg = ksync_shrinker_registry_create(1);
