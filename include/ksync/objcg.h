@@ -49,6 +49,15 @@ void ksync_objcg_get(struct ksync_objcg *objcg);
 void ksync_objcg_put(struct ksync_objcg *objcg);
 
 /**
+ * ksync_objcg_get_many() - @n more references at once (the caller holds one;
+ * @n <= 0: nothing). For batching owners such as an object cache's stock.
+ */
+void ksync_objcg_get_many(struct ksync_objcg *objcg, long n);
+
+/** ksync_objcg_put_many() - drop @n references at once (@n <= 0: nothing); the last frees the handle. */
+void ksync_objcg_put_many(struct ksync_objcg *objcg, long n);
+
+/**
  * ksync_objcg_group() - the group @objcg points at now (NULL: the root).
  * Call inside a read section of the set's domain; the group may go offline
  * at any time, and the pointer move to its parent, but the group returned

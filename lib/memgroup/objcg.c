@@ -143,11 +143,22 @@ void ksync_objcg_get(struct ksync_objcg *objcg)
 	ksync_atomic_long_inc(&objcg->refcount);
 }
 
+void ksync_objcg_get_many(struct ksync_objcg *objcg, long n)
+{
+	if (n > 0)
+		ksync_atomic_long_add(n, &objcg->refcount);
+}
+
 void ksync_objcg_put(struct ksync_objcg *objcg)
+{
+	ksync_objcg_put_many(objcg, 1);
+}
+
+void ksync_objcg_put_many(struct ksync_objcg *objcg, long n)
 {
 	struct ksync_memgroup_set *set;
 
-	if (!objcg || !ksync_atomic_long_dec_and_test(&objcg->refcount))
+	if (!objcg || n <= 0 || !ksync_atomic_long_sub_and_test(n, &objcg->refcount))
 		return;
 	set = objcg->set;
 	ksync__mutex_lock(&set->objcg_lock);

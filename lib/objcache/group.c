@@ -248,6 +248,7 @@ static struct ksync_objcache *child_create(struct ksync_objcache *root, struct k
 	c->flags = root->flags;
 	c->ctor = root->ctor;
 	c->objs_per_slab = root->objs_per_slab;
+	c->recip = root->recip;
 	c->obj_off = root->obj_off;
 	c->live_off = root->live_off;
 	c->free_off = root->free_off;

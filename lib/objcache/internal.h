@@ -73,7 +73,10 @@ struct ksync__oc_stock_slot {
 	struct ksync_memgroup *group;   /* the key (compared only, never dereferenced but on a hit) */
 	struct ksync_objcg *objcg;      /* holds a reference */
 	long bytes;                     /* charges not yet given to ksync_objcg_charge() */
-	long objects;
+	long objects;                   /* likewise */
+	long refs;                      /* handle references reserved for objects: taken in
+					 * batches, handed to allocated objects, given back by
+					 * frees; every reference is real at all times */
 	unsigned long used;             /* for eviction: the least recently used goes */
 };
 
@@ -105,6 +108,7 @@ struct ksync_objcache {
 	unsigned flags;
 	void (*ctor)(void *obj);
 	unsigned objs_per_slab;
+	uint32_t recip;                 /* floor(2^32 / stride) + 1: offset -> index without a division */
 	size_t obj_off;                 /* first object's offset in a slab */
 	size_t live_off, free_off, objcg_off;
 	bool accounted;
@@ -162,10 +166,43 @@ bool ksync__oc_put(struct ksync_objcache *c, void *const *objs, unsigned n);
 /* Free the empty slabs (all, or those beyond max_empty); returns how many. */
 unsigned long ksync__oc_free_empty(struct ksync_objcache *c, bool all, bool *end);
 void ksync__oc_child_end(struct ksync_objcache *c);
-struct ksync__oc_slab *ksync__oc_slab_of(const void *obj);
-unsigned ksync__oc_index(const struct ksync_objcache *c, const struct ksync__oc_slab *s, const void *obj);
-void *ksync__oc_obj(const struct ksync_objcache *c, struct ksync__oc_slab *s, unsigned i);
-bool ksync__oc_mark_live(struct ksync__oc_slab *s, unsigned i, bool live);
+
+/* The hot helpers, inline: an object's slab, its index, back. */
+static inline struct ksync__oc_slab *ksync__oc_slab_of(const void *obj)
+{
+	return (struct ksync__oc_slab *)((uintptr_t)obj & ~(uintptr_t)(KSYNC_OBJCACHE_SLAB_SIZE - 1));
+}
+
+/* Exact for offsets and strides below 2^16 (their product fits 32 bits). */
+static inline unsigned ksync__oc_index(const struct ksync_objcache *c, const struct ksync__oc_slab *s,
+				       const void *obj)
+{
+	uintptr_t off = (uintptr_t)obj - (uintptr_t)s;
+
+	if (off < c->obj_off)
+		return ~0U;
+	return (unsigned)(((uint64_t)(off - c->obj_off) * c->recip) >> 32);
+}
+
+static inline void *ksync__oc_obj(const struct ksync_objcache *c, struct ksync__oc_slab *s, unsigned i)
+{
+	return (char *)s + c->obj_off + (size_t)i * c->stride;
+}
+
+/* Set or clear an object's live bit; true when it changed. Relaxed: the bit
+ * guards itself (one RMW decides who owns the transition); the object's
+ * bytes are ordered by the user's hand-off. */
+static inline bool ksync__oc_mark_live(struct ksync__oc_slab *s, unsigned i, bool live)
+{
+	unsigned long bit = 1UL << (i % 64), old;
+
+	if (live) {
+		old = __atomic_fetch_or(&s->live[i / 64], bit, __ATOMIC_RELAXED);
+		return !(old & bit);
+	}
+	old = __atomic_fetch_and(&s->live[i / 64], ~bit, __ATOMIC_RELAXED);
+	return (old & bit) != 0;
+}
 /* Live objects of @c (its slabs' bitmaps); adds its slabs, empty slabs,
  * object slots and objects on the slabs' free stacks to the counters given. */
 unsigned long ksync__oc_count_live(struct ksync_objcache *c, unsigned long *slabs, unsigned long *empty,

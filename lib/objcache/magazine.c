@@ -59,7 +59,7 @@ static void key_init(void)
 	(void)pthread_key_create(&thread_key, thread_exit);
 }
 
-static struct ksync__oc_thread *get_self(void)
+static inline struct ksync__oc_thread *get_self(void)
 {
 	struct ksync__oc_thread *t = self;
 
@@ -87,7 +87,7 @@ struct ksync__oc_stock *ksync__oc_thread_stock(void)
 	return t ? &t->stock : NULL;
 }
 
-static struct ksync__oc_mag **slot_of(struct ksync__oc_thread *t, int idx, bool create)
+static inline struct ksync__oc_mag **slot_of(struct ksync__oc_thread *t, int idx, bool create)
 {
 	struct ksync__oc_mag ***cp = &t->chunk[idx / KSYNC__OC_CHUNK];
 	struct ksync__oc_mag **ch = __atomic_load_n(cp, __ATOMIC_ACQUIRE); /* M3 */

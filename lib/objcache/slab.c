@@ -128,45 +128,13 @@ void ksync__oc_layout(struct ksync_objcache *c)
 		if (off + n * c->stride <= KSYNC_OBJCACHE_SLAB_SIZE) {
 			c->obj_off = off;
 			c->objs_per_slab = (unsigned)n;
+			c->recip = (uint32_t)((1ULL << 32) / c->stride + 1);
 			return;
 		}
 	}
 }
 
 /* ---- slabs ---- */
-
-struct ksync__oc_slab *ksync__oc_slab_of(const void *obj)
-{
-	return (struct ksync__oc_slab *)((uintptr_t)obj & ~(uintptr_t)(KSYNC_OBJCACHE_SLAB_SIZE - 1));
-}
-
-unsigned ksync__oc_index(const struct ksync_objcache *c, const struct ksync__oc_slab *s, const void *obj)
-{
-	uintptr_t off = (uintptr_t)obj - (uintptr_t)s;
-
-	if (off < c->obj_off)
-		return ~0U;
-	return (unsigned)((off - c->obj_off) / c->stride);
-}
-
-void *ksync__oc_obj(const struct ksync_objcache *c, struct ksync__oc_slab *s, unsigned i)
-{
-	return (char *)s + c->obj_off + (size_t)i * c->stride;
-}
-
-bool ksync__oc_mark_live(struct ksync__oc_slab *s, unsigned i, bool live)
-{
-	unsigned long bit = 1UL << (i % 64), old;
-
-	/* Relaxed: the bit guards itself (one RMW decides who owns the
-	 * transition); the object's bytes are ordered by the user's hand-off. */
-	if (live) {
-		old = __atomic_fetch_or(&s->live[i / 64], bit, __ATOMIC_RELAXED);
-		return !(old & bit);
-	}
-	old = __atomic_fetch_and(&s->live[i / 64], ~bit, __ATOMIC_RELAXED);
-	return (old & bit) != 0;
-}
 
 static void *map_slab(void)
 {

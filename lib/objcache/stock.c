@@ -6,8 +6,12 @@
  * ksync_objcache_stock_slots() slots (KSYNC_OBJCACHE_STOCK_MAX, the 2026
  * five), each a group (the key, compared by pointer), the group's charge
  * handle (the slot holds a reference) and the charges not yet handed to
- * ksync_objcg_charge(). A charge to a group found in the stock is two
- * additions and one handle reference for the object; a slot is flushed when
+ * ksync_objcg_charge(), and a reserve of handle references for objects,
+ * taken 64 at a time with ksync_objcg_get_many() and given back by frees
+ * that find the handle in the stock (every reference is a real one at all
+ * times, so a free on another thread, whose stock lacks the handle, may
+ * drop its object's reference at once). A charge to a group found in the
+ * stock is a few additions and no atomic operation; a slot is flushed when
  * its pending bytes pass KSYNC_OBJCACHE_STOCK_BATCH either way, when it is
  * evicted (least recently used first) and when the stock is drained
  * (ksync_objcache_drain_thread(), thread exit). With one slot, a thread that
@@ -17,9 +21,8 @@
  * that is ONLINE and whose handle points at it; a hit checks both again (the
  * caller keeps its group in memory, so reading its state is safe), and a
  * miss sweeps every slot, dropping those whose handle no longer points at
- * their group or whose group left ONLINE (read inside a read section of the
- * group's set, where a group its handle still points at stays in memory:
- * handles are moved before a group is released). A stale slot costs no pin:
+ * their group (moved at offline; a pointer compare, nothing dereferenced).
+ * A stale slot costs no pin:
  * it holds the handle, not the group, and its pending charges flushed later
  * land on the parent the handle was moved to, where they belong.
  *
@@ -30,6 +33,9 @@
 
 int ksync__oc_stock_slots = KSYNC_OBJCACHE_STOCK_MAX;
 
+#define REFS_BATCH 64
+
+/* Hand the pending charges to the handle. */
 static void slot_flush(struct ksync__oc_stock_slot *s)
 {
 	if (s->bytes || s->objects)
@@ -38,12 +44,32 @@ static void slot_flush(struct ksync__oc_stock_slot *s)
 	s->objects = 0;
 }
 
+/* A reference for a new object, from the slot's reserve. */
+static void slot_ref_out(struct ksync__oc_stock_slot *s)
+{
+	if (!s->refs) {
+		ksync_objcg_get_many(s->objcg, REFS_BATCH); /* the slot holds one */
+		s->refs = REFS_BATCH;
+	}
+	s->refs--;
+}
+
+/* A freed object's reference, back to the reserve. */
+static void slot_ref_in(struct ksync__oc_stock_slot *s)
+{
+	if (++s->refs > 2 * REFS_BATCH) {
+		ksync_objcg_put_many(s->objcg, s->refs - REFS_BATCH);
+		s->refs = REFS_BATCH;
+	}
+}
+
 static void slot_drop(struct ksync__oc_stock_slot *s)
 {
 	if (!s->objcg)
 		return;
 	slot_flush(s);
-	ksync_objcg_put(s->objcg);
+	ksync_objcg_put_many(s->objcg, s->refs + 1); /* the reserve and the slot's own */
+	s->refs = 0;
 	s->objcg = NULL;
 	s->group = NULL;
 }
@@ -59,22 +85,13 @@ static int nr_slots(struct ksync__oc_stock *st)
 	return nr;
 }
 
-/* Is slot @s stale? Its group is read inside a read section of its set. */
+/* Is slot @s stale? Its handle was moved off its group (offline). No read
+ * section: the group pointer is compared, never dereferenced. A slot whose
+ * group is DYING but not yet past its handles' move is caught by the hit
+ * check of its own group, or by this one once the move is done. */
 static bool slot_stale(struct ksync__oc_stock_slot *s)
 {
-	struct ksync_memgroup *now = ksync_objcg_group(s->objcg);
-	struct ksync_srcu_struct *ssp;
-	bool stale;
-	int idx;
-
-	if (now != s->group)
-		return true;
-	ssp = ksync_memgroup_set_srcu(ksync_memgroup_set_of(now));
-	idx = ksync_srcu_read_lock(ssp);
-	/* Still pointed at inside the section: in memory until its end. */
-	stale = ksync_objcg_group(s->objcg) != s->group || ksync_memgroup_state(s->group) != KSYNC_MEMGROUP_ONLINE;
-	ksync_srcu_read_unlock(ssp, idx);
-	return stale;
+	return ksync_objcg_group(s->objcg) != s->group;
 }
 
 struct ksync_objcg *ksync__oc_stock_charge(struct ksync__oc_stock *st, struct ksync_memgroup *g, long bytes)
@@ -96,7 +113,7 @@ struct ksync_objcg *ksync__oc_stock_charge(struct ksync__oc_stock *st, struct ks
 			s->bytes += bytes;
 			s->objects++;
 			s->used = ++st->tick;
-			ksync_objcg_get(s->objcg); /* the object's reference */
+			slot_ref_out(s); /* the object's reference */
 			if (s->bytes >= KSYNC_OBJCACHE_STOCK_BATCH)
 				slot_flush(s);
 			return s->objcg;
@@ -135,7 +152,8 @@ struct ksync_objcg *ksync__oc_stock_charge(struct ksync__oc_stock *st, struct ks
 	victim->bytes = bytes;
 	victim->objects = 1;
 	victim->used = ++st->tick;
-	ksync_objcg_get(objcg); /* the object's reference */
+	victim->refs = 0;
+	slot_ref_out(victim); /* the object's reference */
 	if (victim->bytes >= KSYNC_OBJCACHE_STOCK_BATCH)
 		slot_flush(victim);
 	return objcg;
@@ -156,9 +174,9 @@ void ksync__oc_stock_uncharge(struct ksync__oc_stock *st, struct ksync_objcg *ob
 				continue;
 			s->bytes -= bytes;
 			s->objects--;
+			slot_ref_in(s); /* the object's reference */
 			if (s->bytes <= -KSYNC_OBJCACHE_STOCK_BATCH)
 				slot_flush(s);
-			ksync_objcg_put(objcg); /* the object's; the slot's keeps it */
 			return;
 		}
 	}
