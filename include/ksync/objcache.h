@@ -58,10 +58,15 @@
  *    ksync_objcache_stock_slots() handles (1..%KSYNC_OBJCACHE_STOCK_MAX),
  *    flushed with ksync_objcg_charge() when a slot's pending bytes pass
  *    %KSYNC_OBJCACHE_STOCK_BATCH, when a slot is evicted, and on drain or
- *    thread exit. A group that is not online is never given a slot (its
- *    handle is reparented, the charge goes through ksync_objcg_charge() at
- *    once), and a slot whose group has left ONLINE is flushed and dropped at
- *    its next lookup. Offline needs nothing of the cache.
+ *    thread exit; a slot also keeps a reserve of handle references for its
+ *    objects (taken 64 at a time), so a hit does no atomic operation. A
+ *    group that is not online is never given a slot (the charge goes to its
+ *    nearest online ancestor's handle through ksync_objcg_charge() at once);
+ *    a slot whose group left ONLINE is dropped at its group's next lookup,
+ *    and at any miss once the group's handle has moved. Offline needs
+ *    nothing of the cache. A stock holds handle references until its thread
+ *    drains (ksync_objcache_drain_thread()) or exits: do that before
+ *    ksync_memgroup_set_destroy().
  *
  * Concurrency: every call may run concurrently with every other on the same
  * cache, except destroy (no call on the cache may run or follow it). An

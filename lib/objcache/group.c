@@ -30,7 +30,6 @@
  * with it.
  */
 #include "internal.h"
-#include "seams.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -104,7 +103,7 @@ static void client_offline(struct ksync_memgroup *g, int slot, void *priv)
 		pthread_mutex_unlock(&ksync__oc_mutex);
 		if (old)
 			ksync_memgroup_put(old);
-		objcache_yield_point(KSYNC_OBJCACHE_YP_DEACTIVATE);
+		ksync__oc_yield(c, KSYNC_OBJCACHE_YP_OFFLINE_CHILD);
 		ksync__oc_deactivate(c);
 	}
 	ksync_srcu_read_unlock(ssp, idx);
@@ -329,6 +328,7 @@ void ksync__oc_deactivate(struct ksync_objcache *c)
 
 	if (!__atomic_compare_exchange_n(&c->dead, &zero, 1, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) /* D1 */
 		return;
+	ksync__oc_yield(c, KSYNC_OBJCACHE_YP_DEACTIVATE_MARKED);
 	ksync__mutex_lock(&root->lock);
 	slot = table_slot(root, c->group_id, false);
 	if (slot && __atomic_load_n(slot, __ATOMIC_RELAXED) == c)
@@ -336,7 +336,6 @@ void ksync__oc_deactivate(struct ksync_objcache *c)
 	root->children_alive--;
 	root->children_dead++;
 	pthread_mutex_unlock(&root->lock);
-	objcache_yield_point(KSYNC_OBJCACHE_YP_DEACTIVATED);
 	(void)ksync__oc_drain_cache(c, &end1); /* D1 then the exchanges: M2's other half */
 	(void)ksync__oc_free_empty(c, true, &end2);
 	if (end1 || end2)

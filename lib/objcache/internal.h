@@ -26,6 +26,7 @@
 
 #include <ksync/impl/sched.h> /* the blocking wrappers; <ksync/fuzzing.h> */
 #include <ksync/objcache.h>
+#include <ksync/objcache_testing.h>
 
 #include <ksync/list.h>
 #include <ksync/memgroup.h>
@@ -207,6 +208,25 @@ static inline bool ksync__oc_mark_live(struct ksync__oc_slab *s, unsigned i, boo
  * object slots and objects on the slabs' free stacks to the counters given. */
 unsigned long ksync__oc_count_live(struct ksync_objcache *c, unsigned long *slabs, unsigned long *empty,
 				   unsigned long *total, unsigned long *stacked);
+
+/* The yield points of <ksync/objcache_testing.h> (slab.c; nothing without seams). */
+#if KSYNC_SEAMS
+extern void (*ksync__oc_yield_hook)(struct ksync_objcache *, int, void *);
+extern void *ksync__oc_yield_arg;
+#endif
+static KSYNC_ALWAYS_INLINE void ksync__oc_yield(struct ksync_objcache *c, int point)
+{
+#if KSYNC_SEAMS
+	/* Y1: pairs with the release store of ksync_objcache_set_yield_hook() */
+	void (*hook)(struct ksync_objcache *, int, void *) = __atomic_load_n(&ksync__oc_yield_hook, __ATOMIC_ACQUIRE);
+
+	if (ksync_unlikely(hook))
+		hook(c, point, __atomic_load_n(&ksync__oc_yield_arg, __ATOMIC_RELAXED));
+#else
+	(void)c;
+	(void)point;
+#endif
+}
 
 /* stock.c */
 struct ksync_objcg *ksync__oc_stock_charge(struct ksync__oc_stock *st, struct ksync_memgroup *g, long bytes);

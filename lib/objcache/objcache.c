@@ -32,7 +32,6 @@
  * KSYNC__OC_TOMBSTONES are freed.
  */
 #include "internal.h"
-#include "seams.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -280,7 +279,7 @@ void *ksync__objcache_alloc_group(KSYNC_SITE_ARGS, struct ksync_objcache *cache,
 		struct ksync_objcache *c = ksync__oc_child_get(cache, group);
 
 		if (c)
-			objcache_yield_point(KSYNC_OBJCACHE_YP_CHILD_FOUND);
+			ksync__oc_yield(c, KSYNC_OBJCACHE_YP_ALLOC_CHILD_FOUND);
 		obj = c ? obj_alloc(c) : NULL;
 		/* No child, or it died meanwhile with no free object: the root. */
 		if (!obj)
@@ -331,6 +330,7 @@ void ksync__objcache_free(KSYNC_SITE_ARGS, struct ksync_objcache *cache, void *o
 	if (owner != owner->root) {
 		int idx = ksync_srcu_read_lock(owner->srcu); /* S1 */
 
+		ksync__oc_yield(owner, KSYNC_OBJCACHE_YP_FREE_CHILD_FOUND);
 		if (owner->mag_size && !__atomic_load_n(&owner->dead, __ATOMIC_ACQUIRE))
 			ksync__oc_mag_free(owner, obj);
 		else if (ksync__oc_put(owner, &obj, 1))

@@ -45,6 +45,19 @@ pthread_mutex_t ksync__oc_mutex = PTHREAD_MUTEX_INITIALIZER;
 struct ksync_list_head ksync__oc_caches = { &ksync__oc_caches, &ksync__oc_caches };
 struct ksync_list_head ksync__oc_clients = { &ksync__oc_clients, &ksync__oc_clients };
 
+/* ---- the test seam ---- */
+
+#if KSYNC_SEAMS /* <ksync/objcache_testing.h>; none in a production build */
+void (*ksync__oc_yield_hook)(struct ksync_objcache *, int, void *);
+void *ksync__oc_yield_arg;
+
+void ksync_objcache_set_yield_hook(void (*hook)(struct ksync_objcache *cache, int point, void *arg), void *arg)
+{
+	__atomic_store_n(&ksync__oc_yield_arg, arg, __ATOMIC_RELAXED);
+	__atomic_store_n(&ksync__oc_yield_hook, hook, __ATOMIC_RELEASE); /* Y1 */
+}
+#endif
+
 /* ---- cache indices ---- */
 
 static pthread_mutex_t idx_mutex = PTHREAD_MUTEX_INITIALIZER;

@@ -29,7 +29,6 @@
  * Only the owner thread touches its stock: no atomics but the setting's.
  */
 #include "internal.h"
-#include "seams.h"
 
 int ksync__oc_stock_slots = KSYNC_OBJCACHE_STOCK_MAX;
 
@@ -109,7 +108,7 @@ struct ksync_objcg *ksync__oc_stock_charge(struct ksync__oc_stock *st, struct ks
 			continue;
 		/* The caller keeps @g in memory: its state is safe to read. */
 		if (ksync_objcg_group(s->objcg) == g && ksync_memgroup_state(g) == KSYNC_MEMGROUP_ONLINE) {
-			objcache_yield_point(KSYNC_OBJCACHE_YP_STOCK_HIT);
+			ksync__oc_yield(NULL, KSYNC_OBJCACHE_YP_STOCK_HIT);
 			s->bytes += bytes;
 			s->objects++;
 			s->used = ++st->tick;

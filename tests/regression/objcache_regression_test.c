@@ -10,8 +10,8 @@
  *  1. free_during_offline: a thread frees the last live object of group G's
  *     child cache (design A, with and without reparent, magazines on and
  *     off) while G's offline is stopped just before it deactivates the
- *     child, and again just after it marked the child dead and took it out
- *     of its root's table (before the magazines are drained and the empty
+ *     child, and again just after it marked the child dead (before it
+ *     leaves its root's table, its magazines are drained and its empty
  *     slabs freed): the child must end exactly once (destroyed 1, dead 0),
  *     G must be released, nothing reported, nothing leaked;
  *  2. alloc_during_deactivate: an allocation charged to G found G's live
@@ -70,9 +70,9 @@ struct stop {
 
 static struct stop stops[2];
 
-static void hook(int point, void *arg)
+static void hook(struct ksync_objcache *cache, int point, void *arg)
 {
-	(void)arg;
+	(void)cache, (void)arg;
 	for (int i = 0; i < 2; i++) {
 		struct stop *s = &stops[i];
 		int one = 1;
@@ -216,14 +216,14 @@ KTEST(free_during_offline_before_deactivate)
 {
 	for (int r = 0; r < 2; r++)
 		for (int m = 0; m < 2; m++)
-			free_during_offline(r, m ? 32 : 1, KSYNC_OBJCACHE_YP_DEACTIVATE);
+			free_during_offline(r, m ? 32 : 1, KSYNC_OBJCACHE_YP_OFFLINE_CHILD);
 }
 
 KTEST(free_during_offline_after_marked_dead)
 {
 	for (int r = 0; r < 2; r++)
 		for (int m = 0; m < 2; m++)
-			free_during_offline(r, m ? 32 : 1, KSYNC_OBJCACHE_YP_DEACTIVATED);
+			free_during_offline(r, m ? 32 : 1, KSYNC_OBJCACHE_YP_DEACTIVATE_MARKED);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -283,10 +283,10 @@ static void alloc_during_deactivate(bool reparent, unsigned magazine, bool mid)
 	KASSERT(x);
 	ksync_objcache_free(e.cache, x);
 	ksync_objcache_drain_thread();
-	arm(0, KSYNC_OBJCACHE_YP_CHILD_FOUND, 1, 2);
+	arm(0, KSYNC_OBJCACHE_YP_ALLOC_CHILD_FOUND, 1, 2);
 	/* mid: the offline announces 2 (the child dead), so the allocation resumes, then waits for its return. */
 	if (mid)
-		arm(1, KSYNC_OBJCACHE_YP_DEACTIVATED, 2, 10);
+		arm(1, KSYNC_OBJCACHE_YP_DEACTIVATE_MARKED, 2, 10);
 	KASSERT(pthread_create(&t, NULL, allocer_main, &a) == 0);
 	step_wait(1); /* the allocation found G's live child */
 	if (mid) {

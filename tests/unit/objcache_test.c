@@ -16,6 +16,7 @@
 #include <ksync/memgroup.h>
 #include <ksync/memgroup_stat.h>
 #include <ksync/objcache.h>
+#include <ksync/objcache_testing.h>
 #include <ksync/objcg.h>
 #include <ksync/shrinker.h>
 
@@ -338,6 +339,75 @@ KTEST(design_a_destroy_waits_for_children)
 	KCHECK_EQ(ksync_memgroup_offline(g), 0);
 	KCHECK_EQ(ksync_objcache_destroy(c2), 0);
 	KCHECK_EQ(ksync_memgroup_set_destroy(set), 0);
+}
+
+/* Forced schedules through the yield hook: the group goes offline at the
+ * point named, on the same thread (offline may run inside the set's read
+ * section, where the points are). */
+struct offline_at {
+	int point;
+	struct ksync_memgroup *g;
+	int fired;
+};
+
+static void offline_hook(struct ksync_objcache *cache, int point, void *arg)
+{
+	struct offline_at *o = arg;
+
+	(void)cache;
+	if (point != o->point || o->fired)
+		return;
+	o->fired = 1;
+	KCHECK_EQ(ksync_memgroup_offline(o->g), 0);
+}
+
+static void forced_schedule(bool reparent, int point)
+{
+	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
+	struct ksync_objcache *c = make("fs", 64, KSYNC_OBJCACHE_ACCOUNT, KSYNC_OBJCACHE_PER_GROUP, reparent, set, 0);
+	struct ksync_memgroup *g = ksync_memgroup_create(set, NULL);
+	struct offline_at o = { point, g, 0 };
+	void *first, *second;
+
+	ksync_memgroup_get(g);
+	first = ksync_objcache_alloc_group(c, g); /* creates the child */
+	KASSERT(first);
+	ksync_objcache_set_yield_hook(offline_hook, &o);
+	if (point == KSYNC_OBJCACHE_YP_ALLOC_CHILD_FOUND) {
+		/* alloc-during-deactivate: the child dies between lookup and use */
+		second = ksync_objcache_alloc_group(c, g);
+		KASSERT(second);
+		ksync_objcache_set_yield_hook(NULL, NULL);
+		KCHECK_EQ(o.fired, 1);
+		KCHECK_EQ(stats(c).children_dead, 1UL);
+		ksync_objcache_free(c, second);
+		ksync_objcache_free(c, first);
+	} else {
+		/* free-during-offline: the last object's free races the offline */
+		ksync_objcache_free(c, first);
+		ksync_objcache_set_yield_hook(NULL, NULL);
+		KCHECK_EQ(o.fired, 1);
+	}
+	/* Either way the dead child ended with its last object. */
+	KCHECK_EQ(stats(c).children_dead, 0UL);
+	KCHECK_EQ(stats(c).children_destroyed, 1UL);
+	KCHECK_EQ(stats(c).active_objects, 0UL);
+	ksync_memgroup_put(g);
+	KCHECK_EQ(ksync_memgroup_nr_groups(set), 0);
+	KCHECK_EQ(ksync_objcache_destroy(c), 0);
+	KCHECK_EQ(ksync_memgroup_set_destroy(set), 0);
+}
+
+KTEST(design_a_alloc_during_deactivate)
+{
+	forced_schedule(false, KSYNC_OBJCACHE_YP_ALLOC_CHILD_FOUND);
+	forced_schedule(true, KSYNC_OBJCACHE_YP_ALLOC_CHILD_FOUND);
+}
+
+KTEST(design_a_free_during_offline)
+{
+	forced_schedule(false, KSYNC_OBJCACHE_YP_FREE_CHILD_FOUND);
+	forced_schedule(true, KSYNC_OBJCACHE_YP_FREE_CHILD_FOUND);
 }
 
 /* ------------------------------------------------------------------------ */
