@@ -33,8 +33,8 @@ enum ksync_objcache_yield_point {
 	KSYNC_OBJCACHE_YP_OFFLINE_CHILD,
 	/* design B: a charge found its group's handle in the thread's stock,
 	 * the group online, nothing charged yet (@cache: NULL, the stock
-	 * serves every cache of the thread): an
-	 * allocation racing the group's offline with its handle in the stock */
+	 * serves every cache of the thread): an allocation racing the
+	 * group's offline with its handle in the stock */
 	KSYNC_OBJCACHE_YP_STOCK_HIT,
 };
 
