@@ -27,6 +27,15 @@ enum ksync_objcache_yield_point {
 	KSYNC_OBJCACHE_YP_FREE_CHILD_FOUND,
 	/* deactivation: the child is marked dead, its magazines not drained yet */
 	KSYNC_OBJCACHE_YP_DEACTIVATE_MARKED,
+	/* a group's offline hook is about to deactivate one of its children
+	 * (still live, in its root's table; reparented already if asked):
+	 * free-during-offline before the deactivation */
+	KSYNC_OBJCACHE_YP_OFFLINE_CHILD,
+	/* design B: a charge found its group's handle in the thread's stock,
+	 * the group online, nothing charged yet (@cache: NULL, the stock
+	 * serves every cache of the thread): an allocation racing the
+	 * group's offline with its handle in the stock */
+	KSYNC_OBJCACHE_YP_STOCK_HIT,
 };
 
 /**

@@ -103,6 +103,7 @@ static void client_offline(struct ksync_memgroup *g, int slot, void *priv)
 		pthread_mutex_unlock(&ksync__oc_mutex);
 		if (old)
 			ksync_memgroup_put(old);
+		ksync__oc_yield(c, KSYNC_OBJCACHE_YP_OFFLINE_CHILD);
 		ksync__oc_deactivate(c);
 	}
 	ksync_srcu_read_unlock(ssp, idx);

@@ -108,6 +108,7 @@ struct ksync_objcg *ksync__oc_stock_charge(struct ksync__oc_stock *st, struct ks
 			continue;
 		/* The caller keeps @g in memory: its state is safe to read. */
 		if (ksync_objcg_group(s->objcg) == g && ksync_memgroup_state(g) == KSYNC_MEMGROUP_ONLINE) {
+			ksync__oc_yield(NULL, KSYNC_OBJCACHE_YP_STOCK_HIT);
 			s->bytes += bytes;
 			s->objects++;
 			s->used = ++st->tick;
@@ -122,7 +123,7 @@ struct ksync_objcg *ksync__oc_stock_charge(struct ksync__oc_stock *st, struct ks
 	/* A miss: sweep the stale slots, choose a victim. */
 	for (int i = 0; i < nr; i++) {
 		s = &st->slot[i];
-		if (s->objcg && slot_stale(s))
+		if (s->objcg && !KSYNC_PLANT(OBJCACHE_STOCK_KEEPS_DYING) && slot_stale(s))
 			slot_drop(s);
 	}
 	for (int i = 0; i < nr; i++) {

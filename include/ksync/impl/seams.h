@@ -21,7 +21,7 @@
  *	  and the compiled modules' other plants (lib/: UNREG_NO_WAIT,
  *	  GROUP_WALK_KEEPS_GROUP, MEMGROUP_PUT_UNCHECKED, OBJCG_STATE_PLAIN_FREE,
  *	  SET_BIT_ON_DEAD_MAPS, INFO_FREED_ON_REG_DOMAIN, OFFLINE_FROM_CALLBACK,
- *	  PRESSURE_BASE64_OVERRUN, ...): see docs/fuzzing.md, "Planted bugs"; `grep -rn 'KSYNC_PLANT('
+ *	  PRESSURE_BASE64_OVERRUN, OBJCACHE_STOCK_KEEPS_DYING, ...): see docs/fuzzing.md, "Planted bugs"; `grep -rn 'KSYNC_PLANT('
  *	  include lib` lists every site.
  *
  * KSYNC_TEST_POINT(name) - a statement at a point where a test may act (a
@@ -33,8 +33,8 @@
  *	  SRCU_IDLE_GP      an idle grace period, between its first check for
  *	                    readers and the cmpxchg that takes the token
  *	The compiled modules' points are run-time yield hooks, set through
- *	<ksync/shrinker_testing.h>, <ksync/memgroup_testing.h> and
- *	<ksync/list_lru_testing.h>.
+ *	<ksync/shrinker_testing.h>, <ksync/memgroup_testing.h>,
+ *	<ksync/list_lru_testing.h> and <ksync/objcache_testing.h>.
  *
  * KSYNC_NO_SEAMS - a production configuration: every plant reads 0, every
  *	point is empty, and the compiled modules are built without their yield
