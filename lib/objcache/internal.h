@@ -57,8 +57,10 @@ struct ksync__oc_slab {
 	uint32_t pad;
 	unsigned long *live;            /* bitmap: 1 = given to a user (atomic RMW) */
 	uint16_t *free;                 /* stack of free object indices */
-	struct ksync_objcg **objcg;     /* design B: the handle of each live object */
-	/* then the arrays, then the objects at cache->obj_off */
+	struct ksync_objcg **objcg;     /* design B: the handle of each live object, a vector
+					 * allocated with the slab, outside it (the kernel's
+					 * obj_exts): the slab holds objects only */
+	/* then the two arrays, then the objects at cache->obj_off */
 };
 
 /* A thread's magazine for one cache: only its owner touches it, except a
@@ -109,9 +111,10 @@ struct ksync_objcache {
 	unsigned flags;
 	void (*ctor)(void *obj);
 	unsigned objs_per_slab;
+	size_t slab_size;               /* a power of two, 4 KiB to KSYNC_OBJCACHE_SLAB_SIZE, by object size */
 	uint32_t recip;                 /* floor(2^32 / stride) + 1: offset -> index without a division */
 	size_t obj_off;                 /* first object's offset in a slab */
-	size_t live_off, free_off, objcg_off;
+	size_t live_off, free_off;
 	bool accounted;
 	enum ksync_objcache_design design;
 	bool reparent;
@@ -168,10 +171,13 @@ bool ksync__oc_put(struct ksync_objcache *c, void *const *objs, unsigned n);
 unsigned long ksync__oc_free_empty(struct ksync_objcache *c, bool all, bool *end);
 void ksync__oc_child_end(struct ksync_objcache *c);
 
-/* The hot helpers, inline: an object's slab, its index, back. */
-static inline struct ksync__oc_slab *ksync__oc_slab_of(const void *obj)
+/* The hot helpers, inline: an object's slab (slabs are aligned to their
+ * cache's slab size, children share their root's), its index, back. A
+ * pointer of another cache masked with @c's size may land inside that
+ * cache's larger slab, still mapped: its magic tells. */
+static inline struct ksync__oc_slab *ksync__oc_slab_of(const struct ksync_objcache *c, const void *obj)
 {
-	return (struct ksync__oc_slab *)((uintptr_t)obj & ~(uintptr_t)(KSYNC_OBJCACHE_SLAB_SIZE - 1));
+	return (struct ksync__oc_slab *)((uintptr_t)obj & ~(uintptr_t)(c->slab_size - 1));
 }
 
 /* Exact for offsets and strides below 2^16 (their product fits 32 bits). */

@@ -2,9 +2,11 @@
 /*
  * lib/objcache/slab.c - slabs and the depot, cache indices, a dead child's end.
  *
- * A slab is KSYNC_OBJCACHE_SLAB_SIZE bytes mmap'd at that alignment, so that
- * an object's slab is its address rounded down. Its header (struct
- * ksync__oc_slab) is followed by three arrays, then the objects:
+ * A slab is a power of two of bytes, 4 KiB to KSYNC_OBJCACHE_SLAB_SIZE, chosen
+ * per object size (ksync__oc_layout()), at that alignment, so that an
+ * object's slab is its address rounded down. Its header (struct
+ * ksync__oc_slab) is followed by two arrays, then the objects; design B's
+ * third array is allocated with the slab, outside it (the kernel's obj_exts):
  *   live   a bitmap, one bit per object, set while a user holds it: written
  *          with atomic RMW by alloc and free on any thread (no lock): a free
  *          that finds the bit clear is a double free;
@@ -122,36 +124,60 @@ static size_t round_up(size_t x, size_t a)
 	return (x + a - 1) / a * a;
 }
 
-void ksync__oc_layout(struct ksync_objcache *c)
+/* Per slab: its header, then the live bitmap and the free stack, then the
+ * objects (design B's handle vector lives outside the slab, allocated with
+ * it, as the kernel's obj_exts: the slab holds as many objects as an
+ * unaccounted one). Returns the objects @slab_size holds. */
+static size_t layout_n(struct ksync_objcache *c, size_t slab_size, bool set)
 {
-	size_t n = (KSYNC_OBJCACHE_SLAB_SIZE - sizeof(struct ksync__oc_slab)) / c->stride;
+	size_t n = (slab_size - sizeof(struct ksync__oc_slab)) / c->stride;
 
-	for (;; n--) {
-		size_t off = sizeof(struct ksync__oc_slab);
+	for (; n; n--) {
+		size_t off = sizeof(struct ksync__oc_slab), live_off, free_off;
 
-		c->live_off = off;
+		live_off = off;
 		off += round_up(n, 64) / 8;
-		c->free_off = off;
+		free_off = off;
 		off += n * sizeof(uint16_t);
-		off = round_up(off, sizeof(void *));
-		c->objcg_off = off;
-		if (c->design == KSYNC_OBJCACHE_CHARGE_HANDLES && c->accounted)
-			off += n * sizeof(void *);
 		off = round_up(off, c->align);
-		if (off + n * c->stride <= KSYNC_OBJCACHE_SLAB_SIZE) {
-			c->obj_off = off;
-			c->objs_per_slab = (unsigned)n;
-			c->recip = (uint32_t)((1ULL << 32) / c->stride + 1);
-			return;
+		if (off + n * c->stride <= slab_size) {
+			if (set) {
+				c->live_off = live_off;
+				c->free_off = free_off;
+				c->obj_off = off;
+			}
+			return n;
 		}
 	}
+	return 0;
+}
+
+/*
+ * The slab size, per object size, as the kernel picks a slab order per
+ * cache: the smallest power of two from 4 KiB (a page) up to
+ * KSYNC_OBJCACHE_SLAB_SIZE that holds KSYNC__OC_MIN_OBJS objects, the
+ * largest otherwise. Small objects get small slabs, so the last, partly
+ * empty slab of a cache (or of a group's cache, design A) wastes less; every
+ * design gets the same slabs for one object size.
+ */
+#define KSYNC__OC_MIN_OBJS 64
+
+void ksync__oc_layout(struct ksync_objcache *c)
+{
+	size_t sz = 4096;
+
+	while (sz < KSYNC_OBJCACHE_SLAB_SIZE && layout_n(c, sz, false) < KSYNC__OC_MIN_OBJS)
+		sz *= 2;
+	c->slab_size = sz;
+	c->objs_per_slab = (unsigned)layout_n(c, sz, true);
+	c->recip = (uint32_t)((1ULL << 32) / c->stride + 1);
 }
 
 /* ---- slabs ---- */
 
-static void *map_slab(void)
+/* A slab of @sz bytes mmap'd at that alignment. */
+static void *map_slab(size_t sz)
 {
-	size_t sz = KSYNC_OBJCACHE_SLAB_SIZE;
 	char *p = mmap(NULL, 2 * sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	uintptr_t a;
 
@@ -167,17 +193,23 @@ static void *map_slab(void)
 /* Under c->lock. */
 static struct ksync__oc_slab *new_slab(struct ksync_objcache *c)
 {
-	struct ksync__oc_slab *s = KSYNC__ALLOC(map_slab());
+	struct ksync__oc_slab *s = KSYNC__ALLOC(map_slab(c->slab_size));
+	struct ksync_objcg **objcg = NULL;
 
 	if (!s)
 		return NULL;
+	if (c->design == KSYNC_OBJCACHE_CHARGE_HANDLES && c->accounted) {
+		objcg = KSYNC__ALLOC(calloc(c->objs_per_slab, sizeof(*objcg)));
+		if (!objcg) {
+			munmap(s, c->slab_size);
+			return NULL;
+		}
+	}
 	s->magic = KSYNC__OC_MAGIC;
 	s->cache = c;
 	s->live = (unsigned long *)(void *)((char *)s + c->live_off);
 	s->free = (uint16_t *)(void *)((char *)s + c->free_off);
-	s->objcg = c->design == KSYNC_OBJCACHE_CHARGE_HANDLES && c->accounted
-			   ? (struct ksync_objcg **)(void *)((char *)s + c->objcg_off)
-			   : NULL;
+	s->objcg = objcg;
 	s->nfree = c->objs_per_slab;
 	for (unsigned i = 0; i < c->objs_per_slab; i++) {
 		s->free[i] = (uint16_t)(c->objs_per_slab - 1 - i);
@@ -196,7 +228,8 @@ static void drop_slab(struct ksync_objcache *c, struct ksync__oc_slab *s)
 	ksync_list_del(&s->link);
 	c->nr_slabs--;
 	s->magic = 0;
-	munmap(s, KSYNC_OBJCACHE_SLAB_SIZE);
+	free(s->objcg);
+	munmap(s, c->slab_size);
 }
 
 unsigned ksync__oc_take(struct ksync_objcache *c, void **out, unsigned n)
@@ -252,7 +285,7 @@ bool ksync__oc_put(struct ksync_objcache *c, void *const *objs, unsigned n)
 
 	ksync__mutex_lock(&c->lock);
 	for (unsigned k = 0; k < n; k++) {
-		struct ksync__oc_slab *s = ksync__oc_slab_of(objs[k]);
+		struct ksync__oc_slab *s = ksync__oc_slab_of(c, objs[k]);
 
 		if (!s->nfree) {
 			c->nr_full--;

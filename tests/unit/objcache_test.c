@@ -78,9 +78,9 @@ KTEST(slab_invariants)
 		KASSERT(objs[i]);
 		KCHECK(((uintptr_t)objs[i] & 15) == 0);
 		KCHECK(memcmp(objs[i], "\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a", 8) == 0);
-		/* Inside its 64 KiB slab, past the header. */
-		KCHECK((uintptr_t)objs[i] % KSYNC_OBJCACHE_SLAB_SIZE >= 64);
-		KCHECK((uintptr_t)objs[i] % KSYNC_OBJCACHE_SLAB_SIZE + 100 <= KSYNC_OBJCACHE_SLAB_SIZE);
+		/* Inside its slab (8 KiB for 112-byte strides), past the header. */
+		KCHECK((uintptr_t)objs[i] % 8192 >= 64);
+		KCHECK((uintptr_t)objs[i] % 8192 + 100 <= 8192);
 	}
 	for (int i = 1; i < N; i++)
 		KCHECK(objs[i] != objs[i - 1]);
@@ -88,12 +88,14 @@ KTEST(slab_invariants)
 	KCHECK_EQ(st.active_objects, (unsigned long)N);
 	KCHECK_EQ(st.object_size, (size_t)100);
 	KCHECK_EQ(st.stride, (size_t)112);
-	KCHECK(st.objects_per_slab > 500 && st.objects_per_slab <= KSYNC_OBJCACHE_SLAB_SIZE / 112);
+	/* The smallest power-of-two slab holding 64 objects: 8 KiB. */
+	KCHECK_EQ(st.slab_size, 8192UL);
+	KCHECK(st.objects_per_slab >= 64 && st.objects_per_slab <= 8192 / 112);
 	KCHECK_EQ(st.total_objects, st.slabs * st.objects_per_slab);
 	KCHECK_EQ(st.active_objects + st.magazine_objects <= st.total_objects, true);
 	KCHECK_EQ((unsigned long)ctor_calls, st.total_objects); /* once per object, at slab creation */
 	KCHECK(st.utilisation > 0.0 && st.utilisation < 1.0);
-	KCHECK_EQ(st.slab_bytes, st.slabs * KSYNC_OBJCACHE_SLAB_SIZE);
+	KCHECK_EQ(st.slab_bytes, st.slabs * st.slab_size);
 	for (int i = 0; i < N; i++)
 		ksync_objcache_free(c, objs[i]);
 	st = stats(c);
