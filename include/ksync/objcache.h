@@ -5,7 +5,8 @@
  * A &struct ksync_objcache hands out objects of one size, the way the
  * kernel's slab allocator does (spellings in <ksync/linux/slab.h>):
  *
- *  - Slabs: a power of two of bytes at that alignment, per object size the
+ *  - Slabs: a power of two of bytes at that alignment, carved out of 2 MiB
+ *    arenas (one mmap and one munmap per arena), per object size the
  *    smallest from 4 KiB to %KSYNC_OBJCACHE_SLAB_SIZE holding 64 objects
  *    (the kernel's slab order per cache); a header at the start (the cache,
  *    a bitmap of live objects, the free objects), then the objects; design
@@ -13,7 +14,7 @@
  *    slab, outside it (the kernel's obj_exts). An object's slab is its address rounded down, its index the
  *    offset divided by the stride. Each cache keeps partial, full and empty
  *    lists under its mutex; empty slabs beyond
- *    &ksync_objcache_config.max_empty_slabs go back to the system at once.
+ *    &ksync_objcache_config.max_empty_slabs go back to their arena at once.
  *  - Magazines: each thread has, per cache it used, a magazine of free
  *    objects (&ksync_objcache_config.magazine_size). Alloc pops from it and
  *    free pushes to it: no lock, and only the thread's own cache lines and

@@ -55,6 +55,7 @@ struct ksync__oc_slab {
 	struct ksync_list_head link;    /* on the owner's partial, full or empty list */
 	uint32_t inuse;                 /* objects out of the slab: live or in magazines */
 	uint32_t pad;
+	struct ksync__oc_arena *arena;  /* the arena the slab was carved from (slab.c) */
 	unsigned long *live;            /* bitmap: 1 = given to a user (atomic RMW) */
 	uint16_t *free;                 /* stack of free object indices */
 	struct ksync_objcg **objcg;     /* design B: the handle of each live object, a vector
@@ -173,8 +174,8 @@ void ksync__oc_child_end(struct ksync_objcache *c);
 
 /* The hot helpers, inline: an object's slab (slabs are aligned to their
  * cache's slab size, children share their root's), its index, back. A
- * pointer of another cache masked with @c's size may land inside that
- * cache's larger slab, still mapped: its magic tells. */
+ * pointer of another cache masked with @c's size stays inside its own 2 MiB
+ * arena (slab.c), mapped: the magic found there tells. */
 static inline struct ksync__oc_slab *ksync__oc_slab_of(const struct ksync_objcache *c, const void *obj)
 {
 	return (struct ksync__oc_slab *)((uintptr_t)obj & ~(uintptr_t)(c->slab_size - 1));

@@ -2,11 +2,9 @@
 /*
  * lib/objcache/slab.c - slabs and the depot, cache indices, a dead child's end.
  *
- * A slab is a power of two of bytes, 4 KiB to KSYNC_OBJCACHE_SLAB_SIZE, chosen
- * per object size (ksync__oc_layout()), at that alignment, so that an
- * object's slab is its address rounded down. Its header (struct
- * ksync__oc_slab) is followed by two arrays, then the objects; design B's
- * third array is allocated with the slab, outside it (the kernel's obj_exts):
+ * A slab is KSYNC_OBJCACHE_SLAB_SIZE bytes mmap'd at that alignment, so that
+ * an object's slab is its address rounded down. Its header (struct
+ * ksync__oc_slab) is followed by three arrays, then the objects:
  *   live   a bitmap, one bit per object, set while a user holds it: written
  *          with atomic RMW by alloc and free on any thread (no lock): a free
  *          that finds the bit clear is a double free;
@@ -19,7 +17,7 @@
  *
  * The depot is the cache's three lists (partial, full, empty) under its
  * mutex; magazines (magazine.c) take and put objects in batches here.
- * An empty slab goes back to the system at once when the cache keeps
+ * An empty slab goes back to its arena at once when the cache keeps
  * max_empty empty slabs already, or when the cache is dead (a deactivated
  * child, the kernel's 4.0 "dead caches discard free slabs immediately").
  *
@@ -173,10 +171,34 @@ void ksync__oc_layout(struct ksync_objcache *c)
 	c->recip = (uint32_t)((1ULL << 32) / c->stride + 1);
 }
 
-/* ---- slabs ---- */
+/* ---- arenas ----
+ *
+ * Slabs are carved out of arenas of KSYNC__OC_ARENA bytes (2 MiB) mapped at
+ * that alignment, one slab size per arena, so that a slab is still aligned
+ * to its size (an object's slab is its address rounded down) and an address
+ * of an arena rounded down to any slab size stays in that arena (mapped).
+ * One mmap serves 32 to 512 slabs, and an arena is unmapped in one call when
+ * its last slab is freed: slabs no longer cost one mmap and one munmap each
+ * (the teardown of 100,000 dead caches was almost all munmap), nor one
+ * mapping each (vm.max_map_count). A freed slab of an arena that still has
+ * others in use keeps its pages until the arena goes, as freed pages stay in
+ * the kernel's page allocator. The arena mutex is a leaf (taken under a
+ * cache's mutex).
+ */
+#define KSYNC__OC_ARENA (2UL * 1024 * 1024)
+#define KSYNC__OC_SIZES 5 /* 4 KiB .. 64 KiB */
 
-/* A slab of @sz bytes mmap'd at that alignment. */
-static void *map_slab(size_t sz)
+struct ksync__oc_arena {
+	struct ksync_list_head link; /* on arena_avail[] while it has a slab to give */
+	char *base;
+	unsigned nslabs, used, next; /* next: the first slab never given out */
+	void *free;                  /* freed slabs, linked through their first word */
+};
+
+static pthread_mutex_t arena_mutex = PTHREAD_MUTEX_INITIALIZER;
+static struct ksync_list_head arena_avail[KSYNC__OC_SIZES]; /* initialised at first use */
+
+static void *map_aligned(size_t sz)
 {
 	char *p = mmap(NULL, 2 * sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	uintptr_t a;
@@ -190,10 +212,74 @@ static void *map_slab(size_t sz)
 	return (void *)a;
 }
 
+static struct ksync_list_head *avail_list(size_t slab_size)
+{
+	struct ksync_list_head *avail = &arena_avail[__builtin_ctzl(slab_size) - 12];
+
+	if (!avail->next)
+		ksync_init_list_head(avail);
+	return avail;
+}
+
+static struct ksync__oc_slab *slab_get(size_t slab_size)
+{
+	struct ksync_list_head *avail;
+	struct ksync__oc_arena *a;
+	char *s;
+
+	ksync__mutex_lock(&arena_mutex);
+	avail = avail_list(slab_size);
+	if (ksync_list_empty(avail)) {
+		a = calloc(1, sizeof(*a));
+		if (a && !(a->base = map_aligned(KSYNC__OC_ARENA))) {
+			free(a);
+			a = NULL;
+		}
+		if (!a) {
+			pthread_mutex_unlock(&arena_mutex);
+			return NULL;
+		}
+		a->nslabs = (unsigned)(KSYNC__OC_ARENA / slab_size);
+		ksync_list_add(&a->link, avail);
+	}
+	a = ksync_list_first_entry(avail, struct ksync__oc_arena, link);
+	if (a->free) {
+		s = a->free;
+		a->free = *(void **)a->free;
+	} else {
+		s = a->base + (size_t)a->next++ * slab_size;
+	}
+	if (++a->used == a->nslabs)
+		ksync_list_del_init(&a->link);
+	pthread_mutex_unlock(&arena_mutex);
+	((struct ksync__oc_slab *)(void *)s)->arena = a;
+	return (struct ksync__oc_slab *)(void *)s;
+}
+
+static void slab_put(struct ksync__oc_slab *s)
+{
+	struct ksync__oc_arena *a = s->arena;
+
+	ksync__mutex_lock(&arena_mutex);
+	if (a->used == a->nslabs)
+		ksync_list_add(&a->link, avail_list(KSYNC__OC_ARENA / a->nslabs));
+	*(void **)(void *)s = a->free; /* over the magic, cleared already */
+	a->free = s;
+	if (--a->used == 0) {
+		ksync_list_del(&a->link);
+		munmap(a->base, KSYNC__OC_ARENA);
+		free(a);
+	}
+	pthread_mutex_unlock(&arena_mutex);
+}
+
+/* ---- slabs ---- */
+
 /* Under c->lock. */
 static struct ksync__oc_slab *new_slab(struct ksync_objcache *c)
 {
-	struct ksync__oc_slab *s = KSYNC__ALLOC(map_slab(c->slab_size));
+	struct ksync__oc_slab *s = KSYNC__ALLOC(slab_get(c->slab_size));
+	struct ksync__oc_arena *a;
 	struct ksync_objcg **objcg = NULL;
 
 	if (!s)
@@ -201,10 +287,14 @@ static struct ksync__oc_slab *new_slab(struct ksync_objcache *c)
 	if (c->design == KSYNC_OBJCACHE_CHARGE_HANDLES && c->accounted) {
 		objcg = KSYNC__ALLOC(calloc(c->objs_per_slab, sizeof(*objcg)));
 		if (!objcg) {
-			munmap(s, c->slab_size);
+			slab_put(s);
 			return NULL;
 		}
 	}
+	/* A slab may come back from its arena used: clear header and bitmap. */
+	a = s->arena;
+	memset(s, 0, c->free_off);
+	s->arena = a;
 	s->magic = KSYNC__OC_MAGIC;
 	s->cache = c;
 	s->live = (unsigned long *)(void *)((char *)s + c->live_off);
@@ -229,7 +319,7 @@ static void drop_slab(struct ksync_objcache *c, struct ksync__oc_slab *s)
 	c->nr_slabs--;
 	s->magic = 0;
 	free(s->objcg);
-	munmap(s, c->slab_size);
+	slab_put(s);
 }
 
 unsigned ksync__oc_take(struct ksync_objcache *c, void **out, unsigned n)

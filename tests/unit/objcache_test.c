@@ -113,6 +113,49 @@ KTEST(slab_invariants)
 	free(objs);
 }
 
+/* Slabs come from 2 MiB arenas and go back to them: a slab reused by
+ * another cache starts with a clear header and live bitmap. */
+KTEST(slabs_reused_from_arena)
+{
+	enum { N = 1000 };
+	struct ksync_objcache *pin = make("pin", 64, 0, KSYNC_OBJCACHE_CHARGE_HANDLES, false, NULL, 0);
+	struct ksync_objcache *c1 = make("reuse1", 64, 0, KSYNC_OBJCACHE_CHARGE_HANDLES, false, NULL, 0);
+	struct ksync_objcache *c2;
+	static uintptr_t slabs1[N];
+	void *keep, *objs[N];
+	unsigned long w = warns();
+	bool reused = false;
+
+	keep = ksync_objcache_alloc(pin); /* keeps the arena mapped */
+	KASSERT(keep);
+	for (int i = 0; i < N; i++) {
+		KASSERT((objs[i] = ksync_objcache_alloc(c1)));
+		memset(objs[i], 0xff, 64);
+		slabs1[i] = (uintptr_t)objs[i] & ~(uintptr_t)(stats(c1).slab_size - 1);
+	}
+	for (int i = 0; i < N; i++)
+		ksync_objcache_free(c1, objs[i]);
+	KCHECK_EQ(ksync_objcache_destroy(c1), 0);
+	c2 = make("reuse2", 64, 0, KSYNC_OBJCACHE_CHARGE_HANDLES, false, NULL, 0);
+	for (int i = 0; i < N; i++) {
+		uintptr_t s;
+
+		KASSERT((objs[i] = ksync_objcache_alloc(c2)));
+		s = (uintptr_t)objs[i] & ~(uintptr_t)(stats(c2).slab_size - 1);
+		for (int j = 0; j < N && !reused; j++)
+			reused = slabs1[j] == s;
+	}
+	KCHECK(reused);
+	KCHECK_EQ(stats(c2).active_objects, (unsigned long)N);
+	for (int i = 0; i < N; i++)
+		ksync_objcache_free(c2, objs[i]);
+	KCHECK_EQ(stats(c2).active_objects, 0UL);
+	KCHECK_EQ(ksync_objcache_destroy(c2), 0);
+	ksync_objcache_free(pin, keep);
+	KCHECK_EQ(ksync_objcache_destroy(pin), 0);
+	KCHECK_EQ(warns(), w);
+}
+
 KTEST(no_magazines_empty_slab_limit)
 {
 	struct ksync_objcache_config cfg = { .magazine_size = 1, .max_empty_slabs = 1 };
