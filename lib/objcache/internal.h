@@ -81,13 +81,26 @@ struct ksync__oc_stock_slot {
 	long refs;                      /* handle references reserved for objects: taken in
 					 * batches, handed to allocated objects, given back by
 					 * frees; every reference is real at all times */
-	unsigned long used;             /* for eviction: the least recently used goes */
+	unsigned long used;             /* for eviction: the lowest goes (stock.c) */
+};
+
+/* design B: an evicted slot's handle, references and pending charges,
+ * parked (stock.c); charges nothing new. */
+#define KSYNC__OC_PARK 8
+struct ksync__oc_parked {
+	struct ksync_objcg *objcg;      /* the key; NULL: free */
+	struct ksync_memgroup *group;   /* compared only: the slot's group */
+	long refs;                      /* handle references held (>= 1) */
+	long bytes, objects;            /* charges not yet given to ksync_objcg_charge() */
 };
 
 struct ksync__oc_stock {
 	int nr;
-	unsigned long tick;
+	unsigned rnd;                   /* the evictions' random state */
+	unsigned park_next;             /* the parked entry the next miss sweeps */
+	unsigned long tick, fills;      /* the eviction's clock, fills so far */
 	struct ksync__oc_stock_slot slot[KSYNC_OBJCACHE_STOCK_MAX];
+	struct ksync__oc_parked park[KSYNC__OC_PARK];
 };
 
 /* design A: a memory-group client shared by every A cache of a set. */

@@ -546,6 +546,39 @@ KTEST(design_b_stock_never_holds_dying_handle)
 	KCHECK_EQ(ksync_memgroup_set_destroy(set), 0);
 }
 
+/* A thread cycling among 8 groups with 5 slots: LRU evicted the group
+ * needed soonest at every charge; the bimodal insertion keeps most slots. */
+KTEST(design_b_stock_survives_a_cycle)
+{
+	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
+	struct ksync_objcache *c = make("bc", 64, KSYNC_OBJCACHE_ACCOUNT, KSYNC_OBJCACHE_CHARGE_HANDLES, false, set, 0);
+	struct ksync_memgroup *g[8];
+	struct ksync_objcg *before[KSYNC_OBJCACHE_STOCK_MAX], *after[KSYNC_OBJCACHE_STOCK_MAX];
+	int n, kept = 0;
+
+	for (int i = 0; i < 8; i++)
+		KASSERT((g[i] = ksync_memgroup_create(set, NULL)));
+	for (int r = 0; r < 10; r++)
+		for (int i = 0; i < 8; i++)
+			ksync_objcache_free(c, ksync_objcache_alloc_group(c, g[i]));
+	n = ksync_objcache_thread_stock(before, KSYNC_OBJCACHE_STOCK_MAX);
+	KCHECK_EQ(n, KSYNC_OBJCACHE_STOCK_MAX);
+	for (int i = 0; i < 8; i++)
+		ksync_objcache_free(c, ksync_objcache_alloc_group(c, g[i]));
+	KCHECK_EQ(ksync_objcache_thread_stock(after, KSYNC_OBJCACHE_STOCK_MAX), KSYNC_OBJCACHE_STOCK_MAX);
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < KSYNC_OBJCACHE_STOCK_MAX; j++)
+			kept += before[i] == after[j];
+	KCHECK(kept >= 3);
+	ksync_objcache_drain_thread();
+	for (int i = 0; i < 8; i++) {
+		KCHECK_EQ(stat_of(g[i], KSYNC_MEMGROUP_STAT_OBJECTS), 0L);
+		KCHECK_EQ(ksync_memgroup_offline(g[i]), 0);
+	}
+	KCHECK_EQ(ksync_objcache_destroy(c), 0);
+	KCHECK_EQ(ksync_memgroup_set_destroy(set), 0);
+}
+
 KTEST(design_b_stock_slots)
 {
 	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
