@@ -55,13 +55,15 @@
  *    of the set's SRCU domain, since allocations inside a read section may
  *    still hold its pointer).
  *  - %KSYNC_OBJCACHE_CHARGE_HANDLES (B; Linux 5.9+): one cache for every
- *    group; each slab keeps one charge-handle pointer per object
- *    (<ksync/objcg.h>), and each live object holds a reference on its
+ *    group; each slab has one charge-handle pointer per object, in a
+ *    vector beside it (<ksync/objcg.h>), and each live object holds a reference on its
  *    handle. Charges are batched in a per-thread *stock* of up to
  *    ksync_objcache_stock_slots() handles (1..%KSYNC_OBJCACHE_STOCK_MAX),
  *    flushed with ksync_objcg_charge() when a slot's pending bytes pass
- *    %KSYNC_OBJCACHE_STOCK_BATCH, when a slot is evicted, and on drain or
- *    thread exit; a slot also keeps a reserve of handle references for its
+ *    %KSYNC_OBJCACHE_STOCK_BATCH and on drain or thread exit; an evicted
+ *    slot is parked with its handle (its pending charges and references
+ *    wait in a small per-thread table, flushed when the table is full, the
+ *    handle moves, or on drain) until the handle is looked up again; a slot also keeps a reserve of handle references for its
  *    objects (taken 64 at a time), so a hit does no atomic operation. A
  *    group that is not online is never given a slot (the charge goes to its
  *    nearest online ancestor's handle through ksync_objcg_charge() at once);
