@@ -6,7 +6,7 @@
  * of 64-byte objects on the scenario's memory-group set, differing only in
  * the accounting fields (design A or B, reparent, or no
  * KSYNC_OBJCACHE_ACCOUNT at all), every other setting left at the library's
- * default (64 KiB slabs, 32-object magazines, 2 empty slabs kept, the
+ * default (8 KiB slabs for 64-byte objects, 32-object magazines, 2 empty slabs kept, the
  * default shrinker registry). The usage figures are the library's own
  * statistics (ksync_objcache_stats(): the root cache and every child);
  * nothing is estimated here. A dc_cache is the library's cache itself.

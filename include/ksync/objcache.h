@@ -5,13 +5,16 @@
  * A &struct ksync_objcache hands out objects of one size, the way the
  * kernel's slab allocator does (spellings in <ksync/linux/slab.h>):
  *
- *  - Slabs: %KSYNC_OBJCACHE_SLAB_SIZE bytes mmap'd at that alignment; a
- *    header at the start (the cache, a bitmap of live objects, the free
- *    objects, for design B one charge-handle pointer per object), then the
- *    objects. An object's slab is its address rounded down, its index the
+ *  - Slabs: a power of two of bytes at that alignment, carved out of 2 MiB
+ *    arenas (one mmap and one munmap per arena), per object size the
+ *    smallest from 4 KiB to %KSYNC_OBJCACHE_SLAB_SIZE holding 64 objects
+ *    (the kernel's slab order per cache); a header at the start (the cache,
+ *    a bitmap of live objects, the free objects), then the objects; design
+ *    B's charge-handle pointer per object is a vector allocated with the
+ *    slab, outside it (the kernel's obj_exts). An object's slab is its address rounded down, its index the
  *    offset divided by the stride. Each cache keeps partial, full and empty
  *    lists under its mutex; empty slabs beyond
- *    &ksync_objcache_config.max_empty_slabs go back to the system at once.
+ *    &ksync_objcache_config.max_empty_slabs go back to their arena at once.
  *  - Magazines: each thread has, per cache it used, a magazine of free
  *    objects (&ksync_objcache_config.magazine_size). Alloc pops from it and
  *    free pushes to it: no lock, and only the thread's own cache lines and
@@ -52,13 +55,15 @@
  *    of the set's SRCU domain, since allocations inside a read section may
  *    still hold its pointer).
  *  - %KSYNC_OBJCACHE_CHARGE_HANDLES (B; Linux 5.9+): one cache for every
- *    group; each slab keeps one charge-handle pointer per object
- *    (<ksync/objcg.h>), and each live object holds a reference on its
+ *    group; each slab has one charge-handle pointer per object, in a
+ *    vector beside it (<ksync/objcg.h>), and each live object holds a reference on its
  *    handle. Charges are batched in a per-thread *stock* of up to
  *    ksync_objcache_stock_slots() handles (1..%KSYNC_OBJCACHE_STOCK_MAX),
  *    flushed with ksync_objcg_charge() when a slot's pending bytes pass
- *    %KSYNC_OBJCACHE_STOCK_BATCH, when a slot is evicted, and on drain or
- *    thread exit; a slot also keeps a reserve of handle references for its
+ *    %KSYNC_OBJCACHE_STOCK_BATCH and on drain or thread exit; an evicted
+ *    slot is parked with its handle (its pending charges and references
+ *    wait in a small per-thread table, flushed when the table is full, the
+ *    handle moves, or on drain) until the handle is looked up again; a slot also keeps a reserve of handle references for its
  *    objects (taken 64 at a time), so a hit does no atomic operation. A
  *    group that is not online is never given a slot (the charge goes to its
  *    nearest online ancestor's handle through ksync_objcg_charge() at once);
@@ -104,7 +109,7 @@ KSYNC_EXTERN_C_BEGIN
 
 struct ksync_objcache;
 
-/** KSYNC_OBJCACHE_SLAB_SIZE - bytes of one slab (and its alignment). */
+/** KSYNC_OBJCACHE_SLAB_SIZE - bytes of the largest slab (a cache's own: ksync_objcache_stats()). */
 #define KSYNC_OBJCACHE_SLAB_SIZE (64UL * 1024)
 /** KSYNC_OBJCACHE_MAX_SIZE - the largest object: a quarter of a slab. */
 #define KSYNC_OBJCACHE_MAX_SIZE (KSYNC_OBJCACHE_SLAB_SIZE / 4)
@@ -277,7 +282,8 @@ int ksync_objcache_thread_stock(struct ksync_objcg **out, int max);
  * @magazine_objects: free objects in threads' magazines
  * @slabs: slabs of the cache and its children
  * @empty_slabs: of them, without a live object
- * @slab_bytes: @slabs * %KSYNC_OBJCACHE_SLAB_SIZE
+ * @slab_size: bytes of one slab of the cache (by object size, see ksync_objcache_create())
+ * @slab_bytes: @slabs * @slab_size
  * @live_bytes: @active_objects * @object_size
  * @utilisation: @live_bytes / @slab_bytes (0 without slabs)
  * @children_alive: design A: child caches of live groups
@@ -293,6 +299,7 @@ struct ksync_objcache_stats {
 	unsigned long magazine_objects;
 	unsigned long slabs;
 	unsigned long empty_slabs;
+	unsigned long slab_size;
 	unsigned long slab_bytes;
 	unsigned long live_bytes;
 	double utilisation;

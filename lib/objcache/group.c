@@ -251,7 +251,7 @@ static struct ksync_objcache *child_create(struct ksync_objcache *root, struct k
 	c->obj_off = root->obj_off;
 	c->live_off = root->live_off;
 	c->free_off = root->free_off;
-	c->objcg_off = root->objcg_off;
+	c->slab_size = root->slab_size;
 	c->accounted = root->accounted;
 	c->design = root->design;
 	c->reparent = root->reparent;

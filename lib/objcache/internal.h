@@ -55,10 +55,13 @@ struct ksync__oc_slab {
 	struct ksync_list_head link;    /* on the owner's partial, full or empty list */
 	uint32_t inuse;                 /* objects out of the slab: live or in magazines */
 	uint32_t pad;
+	struct ksync__oc_arena *arena;  /* the arena the slab was carved from (slab.c) */
 	unsigned long *live;            /* bitmap: 1 = given to a user (atomic RMW) */
 	uint16_t *free;                 /* stack of free object indices */
-	struct ksync_objcg **objcg;     /* design B: the handle of each live object */
-	/* then the arrays, then the objects at cache->obj_off */
+	struct ksync_objcg **objcg;     /* design B: the handle of each live object, a vector
+					 * allocated with the slab, outside it (the kernel's
+					 * obj_exts): the slab holds objects only */
+	/* then the two arrays, then the objects at cache->obj_off */
 };
 
 /* A thread's magazine for one cache: only its owner touches it, except a
@@ -78,13 +81,26 @@ struct ksync__oc_stock_slot {
 	long refs;                      /* handle references reserved for objects: taken in
 					 * batches, handed to allocated objects, given back by
 					 * frees; every reference is real at all times */
-	unsigned long used;             /* for eviction: the least recently used goes */
+	unsigned long used;             /* for eviction: the lowest goes (stock.c) */
+};
+
+/* design B: an evicted slot's handle, references and pending charges,
+ * parked (stock.c); charges nothing new. */
+#define KSYNC__OC_PARK 8
+struct ksync__oc_parked {
+	struct ksync_objcg *objcg;      /* the key; NULL: free */
+	struct ksync_memgroup *group;   /* compared only: the slot's group */
+	long refs;                      /* handle references held (>= 1) */
+	long bytes, objects;            /* charges not yet given to ksync_objcg_charge() */
 };
 
 struct ksync__oc_stock {
 	int nr;
-	unsigned long tick;
+	unsigned rnd;                   /* the evictions' random state */
+	unsigned park_next;             /* the parked entry the next miss sweeps */
+	unsigned long tick, fills;      /* the eviction's clock, fills so far */
 	struct ksync__oc_stock_slot slot[KSYNC_OBJCACHE_STOCK_MAX];
+	struct ksync__oc_parked park[KSYNC__OC_PARK];
 };
 
 /* design A: a memory-group client shared by every A cache of a set. */
@@ -109,9 +125,10 @@ struct ksync_objcache {
 	unsigned flags;
 	void (*ctor)(void *obj);
 	unsigned objs_per_slab;
+	size_t slab_size;               /* a power of two, 4 KiB to KSYNC_OBJCACHE_SLAB_SIZE, by object size */
 	uint32_t recip;                 /* floor(2^32 / stride) + 1: offset -> index without a division */
 	size_t obj_off;                 /* first object's offset in a slab */
-	size_t live_off, free_off, objcg_off;
+	size_t live_off, free_off;
 	bool accounted;
 	enum ksync_objcache_design design;
 	bool reparent;
@@ -168,10 +185,13 @@ bool ksync__oc_put(struct ksync_objcache *c, void *const *objs, unsigned n);
 unsigned long ksync__oc_free_empty(struct ksync_objcache *c, bool all, bool *end);
 void ksync__oc_child_end(struct ksync_objcache *c);
 
-/* The hot helpers, inline: an object's slab, its index, back. */
-static inline struct ksync__oc_slab *ksync__oc_slab_of(const void *obj)
+/* The hot helpers, inline: an object's slab (slabs are aligned to their
+ * cache's slab size, children share their root's), its index, back. A
+ * pointer of another cache masked with @c's size stays inside its own 2 MiB
+ * arena (slab.c), mapped: the magic found there tells. */
+static inline struct ksync__oc_slab *ksync__oc_slab_of(const struct ksync_objcache *c, const void *obj)
 {
-	return (struct ksync__oc_slab *)((uintptr_t)obj & ~(uintptr_t)(KSYNC_OBJCACHE_SLAB_SIZE - 1));
+	return (struct ksync__oc_slab *)((uintptr_t)obj & ~(uintptr_t)(c->slab_size - 1));
 }
 
 /* Exact for offsets and strides below 2^16 (their product fits 32 bits). */

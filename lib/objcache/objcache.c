@@ -239,7 +239,7 @@ static void *obj_alloc(struct ksync_objcache *c)
 
 	if (!obj && !ksync__oc_take(c, &obj, 1))
 		return NULL;
-	s = ksync__oc_slab_of(obj);
+	s = ksync__oc_slab_of(c, obj);
 	fresh = ksync__oc_mark_live(s, ksync__oc_index(c, s, obj), true);
 	KSYNC_WARN_ONCE(!fresh, "objcache %s: a free object was live", c->name);
 	return obj;
@@ -290,7 +290,7 @@ void *ksync__objcache_alloc_group(KSYNC_SITE_ARGS, struct ksync_objcache *cache,
 	obj = obj_alloc(cache);
 	if (!obj)
 		return NULL;
-	s = ksync__oc_slab_of(obj);
+	s = ksync__oc_slab_of(cache, obj);
 	s->objcg[ksync__oc_index(cache, s, obj)] =
 		ksync__oc_stock_charge(ksync__oc_thread_stock(), group, (long)cache->size);
 	return obj;
@@ -307,7 +307,7 @@ void ksync__objcache_free(KSYNC_SITE_ARGS, struct ksync_objcache *cache, void *o
 		return;
 	if (MISUSE(at, !cache, "ksync_objcache_free: NULL cache"))
 		return;
-	s = ksync__oc_slab_of(obj);
+	s = ksync__oc_slab_of(cache, obj);
 	if (MISUSE(at, s->magic != KSYNC__OC_MAGIC, "ksync_objcache_free: %p is not an object of any cache", obj))
 		return;
 	owner = s->cache;
@@ -487,7 +487,8 @@ int ksync__objcache_stats(KSYNC_SITE_ARGS, struct ksync_objcache *cache, struct 
 	pthread_mutex_unlock(&cache->lock);
 	out->active_objects = live;
 	out->total_objects = total;
-	out->slab_bytes = out->slabs * KSYNC_OBJCACHE_SLAB_SIZE;
+	out->slab_size = cache->slab_size;
+	out->slab_bytes = out->slabs * cache->slab_size;
 	out->live_bytes = live * cache->size;
 	out->utilisation = out->slab_bytes ? (double)out->live_bytes / (double)out->slab_bytes : 0.0;
 	/* Objects out of their slabs' free stacks and not live: in magazines. */
@@ -547,7 +548,7 @@ struct ksync_memgroup *ksync_objcache_obj_group(struct ksync_objcache *cache, co
 
 	if (!cache || !obj || !cache->accounted)
 		return NULL;
-	s = ksync__oc_slab_of(obj);
+	s = ksync__oc_slab_of(cache, obj);
 	if (cache->design == KSYNC_OBJCACHE_PER_GROUP) {
 		struct ksync_memgroup *g = NULL;
 
@@ -581,7 +582,7 @@ static void slabinfo_line(FILE *out, struct ksync_objcache *c, const char *tag)
 	unsigned long slabs = 0, empty = 0, total = 0, live = ksync__oc_count_live(c, &slabs, &empty, &total, NULL);
 
 	fprintf(out, "%-24s%s %6lu %6lu %6zu %4u %4lu : tunables %4u %4u %4u : slabdata %6lu %6lu %6u\n", c->name,
-		tag, live, total, c->stride, c->objs_per_slab, KSYNC_OBJCACHE_SLAB_SIZE / 4096, c->mag_size,
+		tag, live, total, c->stride, c->objs_per_slab, c->slab_size / 4096, c->mag_size,
 		(c->mag_size + 1) / 2, 0U, slabs - empty, slabs, 0U);
 }
 

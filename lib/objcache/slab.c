@@ -17,7 +17,7 @@
  *
  * The depot is the cache's three lists (partial, full, empty) under its
  * mutex; magazines (magazine.c) take and put objects in batches here.
- * An empty slab goes back to the system at once when the cache keeps
+ * An empty slab goes back to its arena at once when the cache keeps
  * max_empty empty slabs already, or when the cache is dead (a deactivated
  * child, the kernel's 4.0 "dead caches discard free slabs immediately").
  *
@@ -122,36 +122,84 @@ static size_t round_up(size_t x, size_t a)
 	return (x + a - 1) / a * a;
 }
 
-void ksync__oc_layout(struct ksync_objcache *c)
+/* Per slab: its header, then the live bitmap and the free stack, then the
+ * objects (design B's handle vector lives outside the slab, allocated with
+ * it, as the kernel's obj_exts: the slab holds as many objects as an
+ * unaccounted one). Returns the objects @slab_size holds. */
+static size_t layout_n(struct ksync_objcache *c, size_t slab_size, bool set)
 {
-	size_t n = (KSYNC_OBJCACHE_SLAB_SIZE - sizeof(struct ksync__oc_slab)) / c->stride;
+	size_t n = (slab_size - sizeof(struct ksync__oc_slab)) / c->stride;
 
-	for (;; n--) {
-		size_t off = sizeof(struct ksync__oc_slab);
+	for (; n; n--) {
+		size_t off = sizeof(struct ksync__oc_slab), live_off, free_off;
 
-		c->live_off = off;
+		live_off = off;
 		off += round_up(n, 64) / 8;
-		c->free_off = off;
+		free_off = off;
 		off += n * sizeof(uint16_t);
-		off = round_up(off, sizeof(void *));
-		c->objcg_off = off;
-		if (c->design == KSYNC_OBJCACHE_CHARGE_HANDLES && c->accounted)
-			off += n * sizeof(void *);
 		off = round_up(off, c->align);
-		if (off + n * c->stride <= KSYNC_OBJCACHE_SLAB_SIZE) {
-			c->obj_off = off;
-			c->objs_per_slab = (unsigned)n;
-			c->recip = (uint32_t)((1ULL << 32) / c->stride + 1);
-			return;
+		if (off + n * c->stride <= slab_size) {
+			if (set) {
+				c->live_off = live_off;
+				c->free_off = free_off;
+				c->obj_off = off;
+			}
+			return n;
 		}
 	}
+	return 0;
 }
 
-/* ---- slabs ---- */
+/*
+ * The slab size, per object size, as the kernel picks a slab order per
+ * cache: the smallest power of two from 4 KiB (a page) up to
+ * KSYNC_OBJCACHE_SLAB_SIZE that holds KSYNC__OC_MIN_OBJS objects, the
+ * largest otherwise. Small objects get small slabs, so the last, partly
+ * empty slab of a cache (or of a group's cache, design A) wastes less; every
+ * design gets the same slabs for one object size.
+ */
+#define KSYNC__OC_MIN_OBJS 64
 
-static void *map_slab(void)
+void ksync__oc_layout(struct ksync_objcache *c)
 {
-	size_t sz = KSYNC_OBJCACHE_SLAB_SIZE;
+	size_t sz = 4096;
+
+	while (sz < KSYNC_OBJCACHE_SLAB_SIZE && layout_n(c, sz, false) < KSYNC__OC_MIN_OBJS)
+		sz *= 2;
+	c->slab_size = sz;
+	c->objs_per_slab = (unsigned)layout_n(c, sz, true);
+	c->recip = (uint32_t)((1ULL << 32) / c->stride + 1);
+}
+
+/* ---- arenas ----
+ *
+ * Slabs are carved out of arenas of KSYNC__OC_ARENA bytes (2 MiB) mapped at
+ * that alignment, one slab size per arena, so that a slab is still aligned
+ * to its size (an object's slab is its address rounded down) and an address
+ * of an arena rounded down to any slab size stays in that arena (mapped).
+ * One mmap serves 32 to 512 slabs, and an arena is unmapped in one call when
+ * its last slab is freed: slabs no longer cost one mmap and one munmap each
+ * (the teardown of 100,000 dead caches was almost all munmap), nor one
+ * mapping each (vm.max_map_count). A freed slab of an arena that still has
+ * others in use keeps its pages until the arena goes, as freed pages stay in
+ * the kernel's page allocator. The arena mutex is a leaf (taken under a
+ * cache's mutex).
+ */
+#define KSYNC__OC_ARENA (2UL * 1024 * 1024)
+#define KSYNC__OC_SIZES 5 /* 4 KiB .. 64 KiB */
+
+struct ksync__oc_arena {
+	struct ksync_list_head link; /* on arena_avail[] while it has a slab to give */
+	char *base;
+	unsigned nslabs, used, next; /* next: the first slab never given out */
+	void *free;                  /* freed slabs, linked through their first word */
+};
+
+static pthread_mutex_t arena_mutex = PTHREAD_MUTEX_INITIALIZER;
+static struct ksync_list_head arena_avail[KSYNC__OC_SIZES]; /* initialised at first use */
+
+static void *map_aligned(size_t sz)
+{
 	char *p = mmap(NULL, 2 * sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	uintptr_t a;
 
@@ -164,20 +212,94 @@ static void *map_slab(void)
 	return (void *)a;
 }
 
+static struct ksync_list_head *avail_list(size_t slab_size)
+{
+	struct ksync_list_head *avail = &arena_avail[__builtin_ctzl(slab_size) - 12];
+
+	if (!avail->next)
+		ksync_init_list_head(avail);
+	return avail;
+}
+
+static struct ksync__oc_slab *slab_get(size_t slab_size)
+{
+	struct ksync_list_head *avail;
+	struct ksync__oc_arena *a;
+	char *s;
+
+	ksync__mutex_lock(&arena_mutex);
+	avail = avail_list(slab_size);
+	if (ksync_list_empty(avail)) {
+		a = calloc(1, sizeof(*a));
+		if (a && !(a->base = map_aligned(KSYNC__OC_ARENA))) {
+			free(a);
+			a = NULL;
+		}
+		if (!a) {
+			pthread_mutex_unlock(&arena_mutex);
+			return NULL;
+		}
+		a->nslabs = (unsigned)(KSYNC__OC_ARENA / slab_size);
+		ksync_list_add(&a->link, avail);
+	}
+	a = ksync_list_first_entry(avail, struct ksync__oc_arena, link);
+	if (a->free) {
+		s = a->free;
+		a->free = *(void **)a->free;
+	} else {
+		s = a->base + (size_t)a->next++ * slab_size;
+	}
+	if (++a->used == a->nslabs)
+		ksync_list_del_init(&a->link);
+	pthread_mutex_unlock(&arena_mutex);
+	((struct ksync__oc_slab *)(void *)s)->arena = a;
+	return (struct ksync__oc_slab *)(void *)s;
+}
+
+static void slab_put(struct ksync__oc_slab *s)
+{
+	struct ksync__oc_arena *a = s->arena;
+
+	ksync__mutex_lock(&arena_mutex);
+	if (a->used == a->nslabs)
+		ksync_list_add(&a->link, avail_list(KSYNC__OC_ARENA / a->nslabs));
+	*(void **)(void *)s = a->free; /* over the magic, cleared already */
+	a->free = s;
+	if (--a->used == 0) {
+		ksync_list_del(&a->link);
+		munmap(a->base, KSYNC__OC_ARENA);
+		free(a);
+	}
+	pthread_mutex_unlock(&arena_mutex);
+}
+
+/* ---- slabs ---- */
+
 /* Under c->lock. */
 static struct ksync__oc_slab *new_slab(struct ksync_objcache *c)
 {
-	struct ksync__oc_slab *s = KSYNC__ALLOC(map_slab());
+	struct ksync__oc_slab *s = KSYNC__ALLOC(slab_get(c->slab_size));
+	struct ksync__oc_arena *a;
+	struct ksync_objcg **objcg = NULL;
 
 	if (!s)
 		return NULL;
+	if (c->design == KSYNC_OBJCACHE_CHARGE_HANDLES && c->accounted) {
+		objcg = KSYNC__ALLOC(calloc(c->objs_per_slab, sizeof(*objcg)));
+		if (!objcg) {
+			slab_put(s);
+			return NULL;
+		}
+	}
+	/* A slab may come back from its arena used: clear header and bitmap. */
+	a = s->arena;
+	memset(s, 0, c->free_off);
+	s->arena = a;
 	s->magic = KSYNC__OC_MAGIC;
 	s->cache = c;
 	s->live = (unsigned long *)(void *)((char *)s + c->live_off);
 	s->free = (uint16_t *)(void *)((char *)s + c->free_off);
-	s->objcg = c->design == KSYNC_OBJCACHE_CHARGE_HANDLES && c->accounted
-			   ? (struct ksync_objcg **)(void *)((char *)s + c->objcg_off)
-			   : NULL;
+	s->objcg = objcg;
 	s->nfree = c->objs_per_slab;
 	for (unsigned i = 0; i < c->objs_per_slab; i++) {
 		s->free[i] = (uint16_t)(c->objs_per_slab - 1 - i);
@@ -196,7 +318,8 @@ static void drop_slab(struct ksync_objcache *c, struct ksync__oc_slab *s)
 	ksync_list_del(&s->link);
 	c->nr_slabs--;
 	s->magic = 0;
-	munmap(s, KSYNC_OBJCACHE_SLAB_SIZE);
+	free(s->objcg);
+	slab_put(s);
 }
 
 unsigned ksync__oc_take(struct ksync_objcache *c, void **out, unsigned n)
@@ -252,7 +375,7 @@ bool ksync__oc_put(struct ksync_objcache *c, void *const *objs, unsigned n)
 
 	ksync__mutex_lock(&c->lock);
 	for (unsigned k = 0; k < n; k++) {
-		struct ksync__oc_slab *s = ksync__oc_slab_of(objs[k]);
+		struct ksync__oc_slab *s = ksync__oc_slab_of(c, objs[k]);
 
 		if (!s->nfree) {
 			c->nr_full--;

@@ -12,10 +12,19 @@
  * times, so a free on another thread, whose stock lacks the handle, may
  * drop its object's reference at once). A charge to a group found in the
  * stock is a few additions and no atomic operation; a slot is flushed when
- * its pending bytes pass KSYNC_OBJCACHE_STOCK_BATCH either way, when it is
- * evicted (least recently used first) and when the stock is drained
- * (ksync_objcache_drain_thread(), thread exit). With one slot, a thread that
- * alternates between groups evicts at every charge: the kernel's -67.7 %.
+ * its pending bytes pass KSYNC_OBJCACHE_STOCK_BATCH either way and when the
+ * stock is drained (ksync_objcache_drain_thread(), thread exit). With one
+ * slot, a thread that alternates between groups evicts at every charge: the
+ * kernel's -67.7 %.
+ *
+ * Eviction (more groups than slots): the least recently used slot goes, and
+ * a new slot enters as the least recently used one but once in
+ * KSYNC__OC_BIP fills (bimodal insertion): plain LRU missed at every charge
+ * of a thread cycling among 8 groups with 5 slots (each miss evicted the
+ * group needed soonest), this keeps 4 of them. The victim is parked, not
+ * dropped (below): its references and pending charges wait with its handle
+ * for the next fill of that handle, so a miss costs the lookup's reference,
+ * not a flush, 65 references put and 64 taken again.
  *
  * Dying groups (the kernel's 2025 rule): a slot is only filled for a group
  * that is ONLINE and whose handle points at it; a hit checks both again (the
@@ -73,6 +82,102 @@ static void slot_drop(struct ksync__oc_stock_slot *s)
 	s->group = NULL;
 }
 
+/* xorshift32: the evictions' draws, per thread. */
+static unsigned stock_random(struct ksync__oc_stock *st)
+{
+	unsigned x = st->rnd ? st->rnd : 0x9e3779b9u;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	st->rnd = x;
+	return x;
+}
+
+/* ---- parked reserves ----
+ *
+ * An evicted slot's handle references (its own and its reserve) and its
+ * pending charges are not handed back at once: they are parked with the
+ * handle, in a small per-thread table keyed by the handle. A later fill of
+ * a slot whose lookup (ksync_memgroup_get_objcg(), which decides what may be
+ * cached, dying groups excluded) returns a parked handle takes them back,
+ * and a free whose handle is parked returns its reference and uncharges
+ * there: a thread cycling among more groups than slots no longer puts 65
+ * references, flushes and takes 64 again at every miss, only the lookup's.
+ * A parked entry charges nothing new: it is no slot (ksync_objcache_thread_stock()
+ * does not list it) and every charge goes through a slot. Parked entries
+ * are dropped (flushed, references put) when the table is full (a random
+ * one), one by one when a sweep finds their handle moved off its group
+ * (offline), and at drain and thread exit; the table is bounded.
+ */
+static void park_drop(struct ksync__oc_parked *p)
+{
+	if (!p->objcg)
+		return;
+	if (p->bytes || p->objects)
+		(void)ksync_objcg_charge(p->objcg, 0, p->objects, p->bytes);
+	ksync_objcg_put_many(p->objcg, p->refs);
+	p->objcg = NULL;
+	p->group = NULL;
+	p->refs = p->bytes = p->objects = 0;
+}
+
+static struct ksync__oc_parked *park_find(struct ksync__oc_stock *st, struct ksync_objcg *objcg)
+{
+	for (int i = 0; i < KSYNC__OC_PARK; i++)
+		if (st->park[i].objcg == objcg)
+			return &st->park[i];
+	return NULL;
+}
+
+static unsigned stock_random(struct ksync__oc_stock *st);
+
+/* Evict slot @s: park its handle, references and pending charges. */
+static void slot_park(struct ksync__oc_stock *st, struct ksync__oc_stock_slot *s)
+{
+	struct ksync__oc_parked *p = NULL;
+
+	if (!s->objcg)
+		return;
+	for (int i = 0; i < KSYNC__OC_PARK && !p; i++)
+		if (!st->park[i].objcg)
+			p = &st->park[i];
+	if (!p) {
+		p = &st->park[stock_random(st) % KSYNC__OC_PARK];
+		park_drop(p);
+	}
+	p->objcg = s->objcg;
+	p->group = s->group;
+	p->refs = s->refs + 1; /* the reserve and the slot's own */
+	p->bytes = s->bytes;
+	p->objects = s->objects;
+	s->objcg = NULL;
+	s->group = NULL;
+	s->refs = s->bytes = s->objects = 0;
+}
+
+/* One parked entry per miss, in turn: dropped if its handle was moved. */
+static void park_sweep_one(struct ksync__oc_stock *st)
+{
+	struct ksync__oc_parked *p = &st->park[st->park_next++ % KSYNC__OC_PARK];
+
+	if (p->objcg && ksync_objcg_group(p->objcg) != p->group)
+		park_drop(p);
+}
+
+#define KSYNC__OC_BIP 16
+
+/* A mark below every slot's: the least recently used position. */
+static unsigned long lru_mark(struct ksync__oc_stock *st, int nr)
+{
+	unsigned long m = st->tick;
+
+	for (int i = 0; i < nr; i++)
+		if (st->slot[i].objcg && st->slot[i].used < m)
+			m = st->slot[i].used;
+	return m ? m - 1 : 0;
+}
+
 static int nr_slots(struct ksync__oc_stock *st)
 {
 	int nr = __atomic_load_n(&ksync__oc_stock_slots, __ATOMIC_RELAXED);
@@ -109,9 +214,9 @@ struct ksync_objcg *ksync__oc_stock_charge(struct ksync__oc_stock *st, struct ks
 		/* The caller keeps @g in memory: its state is safe to read. */
 		if (ksync_objcg_group(s->objcg) == g && ksync_memgroup_state(g) == KSYNC_MEMGROUP_ONLINE) {
 			ksync__oc_yield(NULL, KSYNC_OBJCACHE_YP_STOCK_HIT);
+			s->used = ++st->tick;
 			s->bytes += bytes;
 			s->objects++;
-			s->used = ++st->tick;
 			slot_ref_out(s); /* the object's reference */
 			if (s->bytes >= KSYNC_OBJCACHE_STOCK_BATCH)
 				slot_flush(s);
@@ -120,20 +225,20 @@ struct ksync_objcg *ksync__oc_stock_charge(struct ksync__oc_stock *st, struct ks
 		slot_drop(s);
 		break;
 	}
-	/* A miss: sweep the stale slots, choose a victim. */
+	/* A miss: sweep the stale slots (one pass), choose a victim: a free
+	 * slot, else a random one. */
 	for (int i = 0; i < nr; i++) {
 		s = &st->slot[i];
 		if (s->objcg && !KSYNC_PLANT(OBJCACHE_STOCK_KEEPS_DYING) && slot_stale(s))
 			slot_drop(s);
+		if (!s->objcg && !victim)
+			victim = s;
 	}
-	for (int i = 0; i < nr; i++) {
-		s = &st->slot[i];
-		if (!s->objcg) {
-			victim = s;
-			break;
-		}
-		if (!victim || s->used < victim->used)
-			victim = s;
+	if (!victim) {
+		victim = &st->slot[0];
+		for (int i = 1; i < nr; i++)
+			if (st->slot[i].used < victim->used)
+				victim = &st->slot[i];
 	}
 	if (ksync_memgroup_state(g) != KSYNC_MEMGROUP_ONLINE)
 		goto direct;
@@ -145,15 +250,33 @@ struct ksync_objcg *ksync__oc_stock_charge(struct ksync__oc_stock *st, struct ks
 		(void)ksync_objcg_charge(objcg, 0, 1, bytes);
 		return objcg;
 	}
-	slot_drop(victim);
+	slot_park(st, victim);
 	victim->group = g;
 	victim->objcg = objcg; /* the slot's reference */
 	victim->bytes = bytes;
 	victim->objects = 1;
-	victim->used = ++st->tick;
 	victim->refs = 0;
+	/* Bimodal insertion: the new slot goes in as the least recently used
+	 * (the next victim unless it hits before the next miss), one fill in
+	 * KSYNC__OC_BIP as the most recently used. A thread cycling among more
+	 * groups than slots keeps nr - 1 of them (LRU kept none: each miss
+	 * evicted the group needed soonest); a new working set still gets in. */
+	victim->used = ++st->fills % KSYNC__OC_BIP ? lru_mark(st, nr) : ++st->tick;
+	{
+		struct ksync__oc_parked *p = park_find(st, objcg);
+
+		if (p) { /* back from the park: its references join the reserve */
+			victim->refs = p->refs;
+			victim->bytes += p->bytes;
+			victim->objects += p->objects;
+			p->objcg = NULL;
+			p->group = NULL;
+			p->refs = p->bytes = p->objects = 0;
+		}
+	}
+	park_sweep_one(st);
 	slot_ref_out(victim); /* the object's reference */
-	if (victim->bytes >= KSYNC_OBJCACHE_STOCK_BATCH)
+	if (victim->bytes >= KSYNC_OBJCACHE_STOCK_BATCH || victim->bytes <= -KSYNC_OBJCACHE_STOCK_BATCH)
 		slot_flush(victim);
 	return objcg;
 direct:
@@ -178,6 +301,18 @@ void ksync__oc_stock_uncharge(struct ksync__oc_stock *st, struct ksync_objcg *ob
 				slot_flush(s);
 			return;
 		}
+		for (int i = 0; i < KSYNC__OC_PARK; i++) {
+			struct ksync__oc_parked *p = &st->park[i];
+
+			if (p->objcg != objcg)
+				continue;
+			p->bytes -= bytes;
+			p->objects--;
+			p->refs++; /* the object's reference: p holds at least one more */
+			if (p->bytes <= -KSYNC_OBJCACHE_STOCK_BATCH || p->refs > 2 * REFS_BATCH)
+				park_drop(p);
+			return;
+		}
 	}
 	(void)ksync_objcg_charge(objcg, 0, -1, -bytes);
 	ksync_objcg_put(objcg);
@@ -187,4 +322,6 @@ void ksync__oc_stock_drain(struct ksync__oc_stock *st)
 {
 	for (int i = 0; i < KSYNC_OBJCACHE_STOCK_MAX; i++)
 		slot_drop(&st->slot[i]);
+	for (int i = 0; i < KSYNC__OC_PARK; i++)
+		park_drop(&st->park[i]);
 }

@@ -78,9 +78,9 @@ KTEST(slab_invariants)
 		KASSERT(objs[i]);
 		KCHECK(((uintptr_t)objs[i] & 15) == 0);
 		KCHECK(memcmp(objs[i], "\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a", 8) == 0);
-		/* Inside its 64 KiB slab, past the header. */
-		KCHECK((uintptr_t)objs[i] % KSYNC_OBJCACHE_SLAB_SIZE >= 64);
-		KCHECK((uintptr_t)objs[i] % KSYNC_OBJCACHE_SLAB_SIZE + 100 <= KSYNC_OBJCACHE_SLAB_SIZE);
+		/* Inside its slab (8 KiB for 112-byte strides), past the header. */
+		KCHECK((uintptr_t)objs[i] % 8192 >= 64);
+		KCHECK((uintptr_t)objs[i] % 8192 + 100 <= 8192);
 	}
 	for (int i = 1; i < N; i++)
 		KCHECK(objs[i] != objs[i - 1]);
@@ -88,12 +88,14 @@ KTEST(slab_invariants)
 	KCHECK_EQ(st.active_objects, (unsigned long)N);
 	KCHECK_EQ(st.object_size, (size_t)100);
 	KCHECK_EQ(st.stride, (size_t)112);
-	KCHECK(st.objects_per_slab > 500 && st.objects_per_slab <= KSYNC_OBJCACHE_SLAB_SIZE / 112);
+	/* The smallest power-of-two slab holding 64 objects: 8 KiB. */
+	KCHECK_EQ(st.slab_size, 8192UL);
+	KCHECK(st.objects_per_slab >= 64 && st.objects_per_slab <= 8192 / 112);
 	KCHECK_EQ(st.total_objects, st.slabs * st.objects_per_slab);
 	KCHECK_EQ(st.active_objects + st.magazine_objects <= st.total_objects, true);
 	KCHECK_EQ((unsigned long)ctor_calls, st.total_objects); /* once per object, at slab creation */
 	KCHECK(st.utilisation > 0.0 && st.utilisation < 1.0);
-	KCHECK_EQ(st.slab_bytes, st.slabs * KSYNC_OBJCACHE_SLAB_SIZE);
+	KCHECK_EQ(st.slab_bytes, st.slabs * st.slab_size);
 	for (int i = 0; i < N; i++)
 		ksync_objcache_free(c, objs[i]);
 	st = stats(c);
@@ -109,6 +111,49 @@ KTEST(slab_invariants)
 	KCHECK_EQ(ksync_objcache_destroy(c), 0);
 	KCHECK_EQ(warns(), w);
 	free(objs);
+}
+
+/* Slabs come from 2 MiB arenas and go back to them: a slab reused by
+ * another cache starts with a clear header and live bitmap. */
+KTEST(slabs_reused_from_arena)
+{
+	enum { N = 1000 };
+	struct ksync_objcache *pin = make("pin", 64, 0, KSYNC_OBJCACHE_CHARGE_HANDLES, false, NULL, 0);
+	struct ksync_objcache *c1 = make("reuse1", 64, 0, KSYNC_OBJCACHE_CHARGE_HANDLES, false, NULL, 0);
+	struct ksync_objcache *c2;
+	static uintptr_t slabs1[N];
+	void *keep, *objs[N];
+	unsigned long w = warns();
+	bool reused = false;
+
+	keep = ksync_objcache_alloc(pin); /* keeps the arena mapped */
+	KASSERT(keep);
+	for (int i = 0; i < N; i++) {
+		KASSERT((objs[i] = ksync_objcache_alloc(c1)));
+		memset(objs[i], 0xff, 64);
+		slabs1[i] = (uintptr_t)objs[i] & ~(uintptr_t)(stats(c1).slab_size - 1);
+	}
+	for (int i = 0; i < N; i++)
+		ksync_objcache_free(c1, objs[i]);
+	KCHECK_EQ(ksync_objcache_destroy(c1), 0);
+	c2 = make("reuse2", 64, 0, KSYNC_OBJCACHE_CHARGE_HANDLES, false, NULL, 0);
+	for (int i = 0; i < N; i++) {
+		uintptr_t s;
+
+		KASSERT((objs[i] = ksync_objcache_alloc(c2)));
+		s = (uintptr_t)objs[i] & ~(uintptr_t)(stats(c2).slab_size - 1);
+		for (int j = 0; j < N && !reused; j++)
+			reused = slabs1[j] == s;
+	}
+	KCHECK(reused);
+	KCHECK_EQ(stats(c2).active_objects, (unsigned long)N);
+	for (int i = 0; i < N; i++)
+		ksync_objcache_free(c2, objs[i]);
+	KCHECK_EQ(stats(c2).active_objects, 0UL);
+	KCHECK_EQ(ksync_objcache_destroy(c2), 0);
+	ksync_objcache_free(pin, keep);
+	KCHECK_EQ(ksync_objcache_destroy(pin), 0);
+	KCHECK_EQ(warns(), w);
 }
 
 KTEST(no_magazines_empty_slab_limit)
@@ -497,6 +542,39 @@ KTEST(design_b_stock_never_holds_dying_handle)
 	ksync_objcg_put(dh);
 	ksync_objcache_drain_thread();
 	KCHECK_EQ(ksync_memgroup_offline(h), 0);
+	KCHECK_EQ(ksync_objcache_destroy(c), 0);
+	KCHECK_EQ(ksync_memgroup_set_destroy(set), 0);
+}
+
+/* A thread cycling among 8 groups with 5 slots: LRU evicted the group
+ * needed soonest at every charge; the bimodal insertion keeps most slots. */
+KTEST(design_b_stock_survives_a_cycle)
+{
+	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
+	struct ksync_objcache *c = make("bc", 64, KSYNC_OBJCACHE_ACCOUNT, KSYNC_OBJCACHE_CHARGE_HANDLES, false, set, 0);
+	struct ksync_memgroup *g[8];
+	struct ksync_objcg *before[KSYNC_OBJCACHE_STOCK_MAX], *after[KSYNC_OBJCACHE_STOCK_MAX];
+	int n, kept = 0;
+
+	for (int i = 0; i < 8; i++)
+		KASSERT((g[i] = ksync_memgroup_create(set, NULL)));
+	for (int r = 0; r < 10; r++)
+		for (int i = 0; i < 8; i++)
+			ksync_objcache_free(c, ksync_objcache_alloc_group(c, g[i]));
+	n = ksync_objcache_thread_stock(before, KSYNC_OBJCACHE_STOCK_MAX);
+	KCHECK_EQ(n, KSYNC_OBJCACHE_STOCK_MAX);
+	for (int i = 0; i < 8; i++)
+		ksync_objcache_free(c, ksync_objcache_alloc_group(c, g[i]));
+	KCHECK_EQ(ksync_objcache_thread_stock(after, KSYNC_OBJCACHE_STOCK_MAX), KSYNC_OBJCACHE_STOCK_MAX);
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < KSYNC_OBJCACHE_STOCK_MAX; j++)
+			kept += before[i] == after[j];
+	KCHECK(kept >= 3);
+	ksync_objcache_drain_thread();
+	for (int i = 0; i < 8; i++) {
+		KCHECK_EQ(stat_of(g[i], KSYNC_MEMGROUP_STAT_OBJECTS), 0L);
+		KCHECK_EQ(ksync_memgroup_offline(g[i]), 0);
+	}
 	KCHECK_EQ(ksync_objcache_destroy(c), 0);
 	KCHECK_EQ(ksync_memgroup_set_destroy(set), 0);
 }
