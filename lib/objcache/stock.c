@@ -156,15 +156,6 @@ static void slot_park(struct ksync__oc_stock *st, struct ksync__oc_stock_slot *s
 	s->refs = s->bytes = s->objects = 0;
 }
 
-/* One parked entry per miss, in turn: dropped if its handle was moved. */
-static void park_sweep_one(struct ksync__oc_stock *st)
-{
-	struct ksync__oc_parked *p = &st->park[st->park_next++ % KSYNC__OC_PARK];
-
-	if (p->objcg && ksync_objcg_group(p->objcg) != p->group)
-		park_drop(p);
-}
-
 #define KSYNC__OC_BIP 16
 
 /* A mark below every slot's: the least recently used position. */
@@ -190,17 +181,49 @@ static int nr_slots(struct ksync__oc_stock *st)
 }
 
 /* Is slot @s stale? Its handle was moved off its group (offline). No read
- * section: the group pointer is compared, never dereferenced. A slot whose
- * group is DYING but not yet past its handles' move is caught by the hit
- * check of its own group, or by this one once the move is done. */
-static bool slot_stale(struct ksync__oc_stock_slot *s)
+ * section: the slot holds a reference on the handle, and the group pointer
+ * is compared, never dereferenced. A slot whose group is DYING but not yet
+ * past its handles' move is caught by the hit check of its own group, or by
+ * this one once the move is done. */
+static inline bool slot_stale(struct ksync__oc_stock_slot *s)
 {
 	return ksync_objcg_group(s->objcg) != s->group;
+}
+
+/*
+ * The staleness sweep, on a miss: only when some offline moved handles since
+ * the last one (ksync_objcg_generation() changed; its acquire load pairs
+ * with the offline's release increment, O2 in lib/memgroup/objcg.c, so the
+ * moves it counts are seen here). Drops the slots and the parked entries
+ * whose handle moved off their group. An offline still moving its handles
+ * is caught at the next miss after its increment; meanwhile a hit checks
+ * its own slot again, so a moved handle is never charged through a slot.
+ */
+static void stock_sweep(struct ksync__oc_stock *st, int nr)
+{
+	unsigned long gen = ksync_objcg_generation();
+
+	if (gen == st->gen)
+		return;
+	st->gen = gen; /* read before the checks: a later move changes it again */
+	for (int i = 0; i < nr; i++) {
+		struct ksync__oc_stock_slot *s = &st->slot[i];
+
+		if (s->objcg && !KSYNC_PLANT(OBJCACHE_STOCK_KEEPS_DYING) && slot_stale(s))
+			slot_drop(s);
+	}
+	for (int i = 0; i < KSYNC__OC_PARK; i++) {
+		struct ksync__oc_parked *p = &st->park[i];
+
+		if (p->objcg && ksync_objcg_group(p->objcg) != p->group)
+			park_drop(p);
+	}
 }
 
 struct ksync_objcg *ksync__oc_stock_charge(struct ksync__oc_stock *st, struct ksync_memgroup *g, long bytes)
 {
 	struct ksync__oc_stock_slot *s, *victim = NULL;
+	struct ksync__oc_parked *park;
 	struct ksync_objcg *objcg;
 	int nr;
 
@@ -225,14 +248,15 @@ struct ksync_objcg *ksync__oc_stock_charge(struct ksync__oc_stock *st, struct ks
 		slot_drop(s);
 		break;
 	}
-	/* A miss: sweep the stale slots (one pass), choose a victim: a free
-	 * slot, else a random one. */
+	/* A miss: sweep the stale slots (only after an offline), choose a
+	 * victim: a free slot, else the least recently used. */
+	stock_sweep(st, nr);
 	for (int i = 0; i < nr; i++) {
 		s = &st->slot[i];
-		if (s->objcg && !KSYNC_PLANT(OBJCACHE_STOCK_KEEPS_DYING) && slot_stale(s))
-			slot_drop(s);
-		if (!s->objcg && !victim)
+		if (!s->objcg) {
 			victim = s;
+			break;
+		}
 	}
 	if (!victim) {
 		victim = &st->slot[0];
@@ -240,8 +264,30 @@ struct ksync_objcg *ksync__oc_stock_charge(struct ksync__oc_stock *st, struct ks
 			if (st->slot[i].used < victim->used)
 				victim = &st->slot[i];
 	}
-	if (ksync_memgroup_state(g) != KSYNC_MEMGROUP_ONLINE)
-		goto direct;
+	/* @g's handle, no reference taken: if it is parked, the park's
+	 * references are the slot's, and the miss takes no atomic at all. The
+	 * park holds references on its handles, so a peeked pointer equal to a
+	 * parked one is that live handle (compared only, never dereferenced
+	 * otherwise). */
+	objcg = ksync_memgroup_objcg_peek(g);
+	if (!objcg)
+		goto direct; /* not online (or going): the nearest online ancestor's */
+	park = park_find(st, objcg);
+	if (park && ksync_objcg_group(objcg) == g) {
+		long refs = park->refs, pbytes = park->bytes, pobjects = park->objects;
+
+		/* Emptied first: parking the victim may then reuse the entry, never drop it. */
+		park->objcg = NULL;
+		park->group = NULL;
+		park->refs = park->bytes = park->objects = 0;
+		slot_park(st, victim);
+		victim->group = g;
+		victim->objcg = objcg;
+		victim->refs = refs - 1; /* one is the slot's own */
+		victim->bytes = pbytes + bytes;
+		victim->objects = pobjects + 1;
+		goto filled;
+	}
 	objcg = ksync_memgroup_get_objcg(g);
 	if (!objcg)
 		return NULL;
@@ -256,25 +302,25 @@ struct ksync_objcg *ksync__oc_stock_charge(struct ksync__oc_stock *st, struct ks
 	victim->bytes = bytes;
 	victim->objects = 1;
 	victim->refs = 0;
+	{
+		park = park_find(st, objcg);
+
+		if (park) { /* back from the park: its references join the reserve */
+			victim->refs = park->refs;
+			victim->bytes += park->bytes;
+			victim->objects += park->objects;
+			park->objcg = NULL;
+			park->group = NULL;
+			park->refs = park->bytes = park->objects = 0;
+		}
+	}
+filled:
 	/* Bimodal insertion: the new slot goes in as the least recently used
 	 * (the next victim unless it hits before the next miss), one fill in
 	 * KSYNC__OC_BIP as the most recently used. A thread cycling among more
 	 * groups than slots keeps nr - 1 of them (LRU kept none: each miss
 	 * evicted the group needed soonest); a new working set still gets in. */
 	victim->used = ++st->fills % KSYNC__OC_BIP ? lru_mark(st, nr) : ++st->tick;
-	{
-		struct ksync__oc_parked *p = park_find(st, objcg);
-
-		if (p) { /* back from the park: its references join the reserve */
-			victim->refs = p->refs;
-			victim->bytes += p->bytes;
-			victim->objects += p->objects;
-			p->objcg = NULL;
-			p->group = NULL;
-			p->refs = p->bytes = p->objects = 0;
-		}
-	}
-	park_sweep_one(st);
 	slot_ref_out(victim); /* the object's reference */
 	if (victim->bytes >= KSYNC_OBJCACHE_STOCK_BATCH || victim->bytes <= -KSYNC_OBJCACHE_STOCK_BATCH)
 		slot_flush(victim);
