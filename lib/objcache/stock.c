@@ -225,6 +225,7 @@ struct ksync_objcg *ksync__oc_stock_charge(struct ksync__oc_stock *st, struct ks
 	struct ksync__oc_stock_slot *s, *victim = NULL;
 	struct ksync__oc_parked *park;
 	struct ksync_objcg *objcg;
+	unsigned long lru = ~0ul; /* the new slot's LRU mark, if known (~0: compute it) */
 	int nr;
 
 	if (!st)
@@ -263,6 +264,8 @@ struct ksync_objcg *ksync__oc_stock_charge(struct ksync__oc_stock *st, struct ks
 		for (int i = 1; i < nr; i++)
 			if (st->slot[i].used < victim->used)
 				victim = &st->slot[i];
+		/* The victim holds the least mark: the new slot's LRU mark is just below it. */
+		lru = victim->used ? victim->used - 1 : 0;
 	}
 	/* @g's handle, no reference taken: if it is parked, the park's
 	 * references are the slot's, and the miss takes no atomic at all. The
@@ -276,11 +279,17 @@ struct ksync_objcg *ksync__oc_stock_charge(struct ksync__oc_stock *st, struct ks
 	if (park && ksync_objcg_group(objcg) == g) {
 		long refs = park->refs, pbytes = park->bytes, pobjects = park->objects;
 
-		/* Emptied first: parking the victim may then reuse the entry, never drop it. */
+		/* The victim (if any) takes the entry's place in the park: no scan, nothing dropped. */
 		park->objcg = NULL;
 		park->group = NULL;
 		park->refs = park->bytes = park->objects = 0;
-		slot_park(st, victim);
+		if (victim->objcg) {
+			park->objcg = victim->objcg;
+			park->group = victim->group;
+			park->refs = victim->refs + 1; /* the reserve and the slot's own */
+			park->bytes = victim->bytes;
+			park->objects = victim->objects;
+		}
 		victim->group = g;
 		victim->objcg = objcg;
 		victim->refs = refs - 1; /* one is the slot's own */
@@ -320,7 +329,10 @@ filled:
 	 * KSYNC__OC_BIP as the most recently used. A thread cycling among more
 	 * groups than slots keeps nr - 1 of them (LRU kept none: each miss
 	 * evicted the group needed soonest); a new working set still gets in. */
-	victim->used = ++st->fills % KSYNC__OC_BIP ? lru_mark(st, nr) : ++st->tick;
+	if (++st->fills % KSYNC__OC_BIP)
+		victim->used = lru != ~0ul ? lru : lru_mark(st, nr);
+	else
+		victim->used = ++st->tick;
 	slot_ref_out(victim); /* the object's reference */
 	if (victim->bytes >= KSYNC_OBJCACHE_STOCK_BATCH || victim->bytes <= -KSYNC_OBJCACHE_STOCK_BATCH)
 		slot_flush(victim);
