@@ -23,14 +23,17 @@
  * of a thread cycling among 8 groups with 5 slots (each miss evicted the
  * group needed soonest), this keeps 4 of them. The victim is parked, not
  * dropped (below): its references and pending charges wait with its handle
- * for the next fill of that handle, so a miss costs the lookup's reference,
- * not a flush, 65 references put and 64 taken again.
+ * for the next fill of that handle. A miss finds the group's handle with
+ * ksync_memgroup_objcg_peek() (no reference, no atomic); if it is parked,
+ * the parked references become the slot's and the victim takes the entry:
+ * no atomic at all, where the kernel's per-CPU references took none either.
  *
  * Dying groups (the kernel's 2025 rule): a slot is only filled for a group
  * that is ONLINE and whose handle points at it; a hit checks both again (the
  * caller keeps its group in memory, so reading its state is safe), and a
- * miss sweeps every slot, dropping those whose handle no longer points at
- * their group (moved at offline; a pointer compare, nothing dereferenced).
+ * miss after an offline (ksync_objcg_generation() changed) sweeps every slot
+ * and parked entry, dropping those whose handle no longer points at their
+ * group (moved at offline; a pointer compare, nothing dereferenced).
  * A stale slot costs no pin:
  * it holds the handle, not the group, and its pending charges flushed later
  * land on the parent the handle was moved to, where they belong.
@@ -99,16 +102,16 @@ static unsigned stock_random(struct ksync__oc_stock *st)
  * An evicted slot's handle references (its own and its reserve) and its
  * pending charges are not handed back at once: they are parked with the
  * handle, in a small per-thread table keyed by the handle. A later fill of
- * a slot whose lookup (ksync_memgroup_get_objcg(), which decides what may be
- * cached, dying groups excluded) returns a parked handle takes them back,
+ * a slot whose lookup (ksync_memgroup_objcg_peek(), or ksync_memgroup_get_objcg()
+ * for a handle not parked; both see online groups only) finds a parked handle takes them back,
  * and a free whose handle is parked returns its reference and uncharges
  * there: a thread cycling among more groups than slots no longer puts 65
  * references, flushes and takes 64 again at every miss, only the lookup's.
  * A parked entry charges nothing new: it is no slot (ksync_objcache_thread_stock()
  * does not list it) and every charge goes through a slot. Parked entries
  * are dropped (flushed, references put) when the table is full (a random
- * one), one by one when a sweep finds their handle moved off its group
- * (offline), and at drain and thread exit; the table is bounded.
+ * one), when a sweep after an offline finds their handle moved off its
+ * group, and at drain and thread exit; the table is bounded.
  */
 static void park_drop(struct ksync__oc_parked *p)
 {
