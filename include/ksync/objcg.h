@@ -42,6 +42,42 @@ struct ksync_objcg;
  */
 struct ksync_objcg *ksync_memgroup_get_objcg(struct ksync_memgroup *g);
 
+/**
+ * ksync_memgroup_objcg_peek() - @g's own charge handle, without a reference.
+ * @g: the group; the caller keeps it in memory during the call (a reference
+ *     on it, or a read section of the set's domain in which it was found)
+ *
+ * No atomic read-modify-write and no shared write: for a cache of handles
+ * (an object cache's stock) that holds references already and only needs to
+ * know which of its handles is @g's. The handle returned carries no
+ * reference and may lose its last one at any time (a concurrent offline):
+ * it stays in memory only while the caller is inside a read section of the
+ * set's domain, or as long as the caller holds references on it taken
+ * before. Compare it against handles you hold; to keep it, take a
+ * reference with ksync_memgroup_get_objcg(), never ksync_objcg_get() on the
+ * peeked pointer alone. Unlike ksync_memgroup_get_objcg(), no ancestor is
+ * looked up.
+ *
+ * Return: @g's handle if @g is online, else NULL.
+ */
+struct ksync_objcg *ksync_memgroup_objcg_peek(struct ksync_memgroup *g);
+
+/**
+ * ksync_objcg_generation() - a counter of handle moves, process-wide.
+ *
+ * Changes (grows) each time some group's offline has moved its handles to
+ * its parent, after the move. A caller that cached (handle, group) pairs and
+ * checked them all after reading the value V may skip the next check while
+ * the counter still reads V: no handle has moved off its group since,
+ * except by an offline still in progress, whose increment comes next. Read
+ * with acquire ordering (O2: pairs with the release increment in the
+ * offline hook), so that a caller that reads a new value sees every move
+ * it counts.
+ *
+ * Return: the counter's value.
+ */
+unsigned long ksync_objcg_generation(void);
+
 /** ksync_objcg_get() - another reference on @objcg (the caller holds one). */
 void ksync_objcg_get(struct ksync_objcg *objcg);
 

@@ -30,12 +30,23 @@
  * ksync_memgroup_get_objcg() takes its reference with inc_not_zero: the
  * group's own reference may be dropped by a concurrent offline; a failed
  * try means the group is no longer online, and the walk moves up.
+ * ksync_memgroup_objcg_peek() reads the same ->current with no reference:
+ * its caller only compares the pointer with handles it holds references on.
+ *
+ * objcg_generation counts the offlines that moved handles (process-wide: a
+ * caching caller may hold handles of several sets). The offline increments
+ * it after its moves (O2, release); ksync_objcg_generation() reads it with
+ * acquire, so that a reader that sees the new value sees the moved
+ * pointers, and may skip re-checking its cached handles while it is
+ * unchanged.
  */
 #define _GNU_SOURCE
 #include "internal.h"
 
 #include <errno.h>
 #include <stdlib.h>
+
+static unsigned long objcg_generation; /* O2; see the theory */
 
 struct ksync_objcg {
 	ksync_atomic_long_t refcount;
@@ -97,6 +108,8 @@ static void objcg_offline(struct ksync_memgroup *g, int slot, void *priv)
 			ksync_list_add(&h->link, &pst->handles);
 	}
 	pthread_mutex_unlock(&set->objcg_lock);
+	/* O2: pairs with the acquire load in ksync_objcg_generation(): the moves above come first. */
+	__atomic_fetch_add(&objcg_generation, 1, __ATOMIC_RELEASE);
 	h = st->current;
 	/* get_objcg() reads it without the lock; it then fails its inc_not_zero, or wins a reference. */
 	KSYNC_WRITE_ONCE(st->current, NULL);
@@ -189,6 +202,23 @@ struct ksync_objcg *ksync_memgroup_get_objcg(struct ksync_memgroup *g)
 	}
 	ksync_srcu_read_unlock(&set->srcu, idx);
 	return h;
+}
+
+struct ksync_objcg *ksync_memgroup_objcg_peek(struct ksync_memgroup *g)
+{
+	struct objcg_state *st;
+
+	/* ksync_memgroup_state() and _slot() inlined (a miss of a stock calls this): M1's acquire. */
+	if (ksync_smp_load_acquire(&g->state) != KSYNC_MEMGROUP_ONLINE)
+		return NULL;
+	/* @g is kept in memory by the caller, and so is its client state (freed after release). */
+	st = KSYNC_READ_ONCE(g->head.e[g->set->objcg_slot].state);
+	return st ? KSYNC_READ_ONCE(st->current) : NULL;
+}
+
+unsigned long ksync_objcg_generation(void)
+{
+	return __atomic_load_n(&objcg_generation, __ATOMIC_ACQUIRE); /* O2: pairs with the offline's increment */
 }
 
 struct ksync_memgroup *ksync_objcg_group(struct ksync_objcg *objcg)

@@ -97,8 +97,8 @@ struct ksync__oc_parked {
 struct ksync__oc_stock {
 	int nr;
 	unsigned rnd;                   /* the evictions' random state */
-	unsigned park_next;             /* the parked entry the next miss sweeps */
 	unsigned long tick, fills;      /* the eviction's clock, fills so far */
+	unsigned long gen;              /* ksync_objcg_generation() at the last sweep */
 	struct ksync__oc_stock_slot slot[KSYNC_OBJCACHE_STOCK_MAX];
 	struct ksync__oc_parked park[KSYNC__OC_PARK];
 };

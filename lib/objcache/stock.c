@@ -23,14 +23,17 @@
  * of a thread cycling among 8 groups with 5 slots (each miss evicted the
  * group needed soonest), this keeps 4 of them. The victim is parked, not
  * dropped (below): its references and pending charges wait with its handle
- * for the next fill of that handle, so a miss costs the lookup's reference,
- * not a flush, 65 references put and 64 taken again.
+ * for the next fill of that handle. A miss finds the group's handle with
+ * ksync_memgroup_objcg_peek() (no reference, no atomic); if it is parked,
+ * the parked references become the slot's and the victim takes the entry:
+ * no atomic at all, where the kernel's per-CPU references took none either.
  *
  * Dying groups (the kernel's 2025 rule): a slot is only filled for a group
  * that is ONLINE and whose handle points at it; a hit checks both again (the
  * caller keeps its group in memory, so reading its state is safe), and a
- * miss sweeps every slot, dropping those whose handle no longer points at
- * their group (moved at offline; a pointer compare, nothing dereferenced).
+ * miss after an offline (ksync_objcg_generation() changed) sweeps every slot
+ * and parked entry, dropping those whose handle no longer points at their
+ * group (moved at offline; a pointer compare, nothing dereferenced).
  * A stale slot costs no pin:
  * it holds the handle, not the group, and its pending charges flushed later
  * land on the parent the handle was moved to, where they belong.
@@ -99,16 +102,16 @@ static unsigned stock_random(struct ksync__oc_stock *st)
  * An evicted slot's handle references (its own and its reserve) and its
  * pending charges are not handed back at once: they are parked with the
  * handle, in a small per-thread table keyed by the handle. A later fill of
- * a slot whose lookup (ksync_memgroup_get_objcg(), which decides what may be
- * cached, dying groups excluded) returns a parked handle takes them back,
+ * a slot whose lookup (ksync_memgroup_objcg_peek(), or ksync_memgroup_get_objcg()
+ * for a handle not parked; both see online groups only) finds a parked handle takes them back,
  * and a free whose handle is parked returns its reference and uncharges
  * there: a thread cycling among more groups than slots no longer puts 65
  * references, flushes and takes 64 again at every miss, only the lookup's.
  * A parked entry charges nothing new: it is no slot (ksync_objcache_thread_stock()
  * does not list it) and every charge goes through a slot. Parked entries
  * are dropped (flushed, references put) when the table is full (a random
- * one), one by one when a sweep finds their handle moved off its group
- * (offline), and at drain and thread exit; the table is bounded.
+ * one), when a sweep after an offline finds their handle moved off its
+ * group, and at drain and thread exit; the table is bounded.
  */
 static void park_drop(struct ksync__oc_parked *p)
 {
@@ -156,15 +159,6 @@ static void slot_park(struct ksync__oc_stock *st, struct ksync__oc_stock_slot *s
 	s->refs = s->bytes = s->objects = 0;
 }
 
-/* One parked entry per miss, in turn: dropped if its handle was moved. */
-static void park_sweep_one(struct ksync__oc_stock *st)
-{
-	struct ksync__oc_parked *p = &st->park[st->park_next++ % KSYNC__OC_PARK];
-
-	if (p->objcg && ksync_objcg_group(p->objcg) != p->group)
-		park_drop(p);
-}
-
 #define KSYNC__OC_BIP 16
 
 /* A mark below every slot's: the least recently used position. */
@@ -190,18 +184,51 @@ static int nr_slots(struct ksync__oc_stock *st)
 }
 
 /* Is slot @s stale? Its handle was moved off its group (offline). No read
- * section: the group pointer is compared, never dereferenced. A slot whose
- * group is DYING but not yet past its handles' move is caught by the hit
- * check of its own group, or by this one once the move is done. */
-static bool slot_stale(struct ksync__oc_stock_slot *s)
+ * section: the slot holds a reference on the handle, and the group pointer
+ * is compared, never dereferenced. A slot whose group is DYING but not yet
+ * past its handles' move is caught by the hit check of its own group, or by
+ * this one once the move is done. */
+static inline bool slot_stale(struct ksync__oc_stock_slot *s)
 {
 	return ksync_objcg_group(s->objcg) != s->group;
+}
+
+/*
+ * The staleness sweep, on a miss: only when some offline moved handles since
+ * the last one (ksync_objcg_generation() changed; its acquire load pairs
+ * with the offline's release increment, O2 in lib/memgroup/objcg.c, so the
+ * moves it counts are seen here). Drops the slots and the parked entries
+ * whose handle moved off their group. An offline still moving its handles
+ * is caught at the next miss after its increment; meanwhile a hit checks
+ * its own slot again, so a moved handle is never charged through a slot.
+ */
+static void stock_sweep(struct ksync__oc_stock *st, int nr)
+{
+	unsigned long gen = ksync_objcg_generation();
+
+	if (gen == st->gen)
+		return;
+	st->gen = gen; /* read before the checks: a later move changes it again */
+	for (int i = 0; i < nr; i++) {
+		struct ksync__oc_stock_slot *s = &st->slot[i];
+
+		if (s->objcg && !KSYNC_PLANT(OBJCACHE_STOCK_KEEPS_DYING) && slot_stale(s))
+			slot_drop(s);
+	}
+	for (int i = 0; i < KSYNC__OC_PARK; i++) {
+		struct ksync__oc_parked *p = &st->park[i];
+
+		if (p->objcg && ksync_objcg_group(p->objcg) != p->group)
+			park_drop(p);
+	}
 }
 
 struct ksync_objcg *ksync__oc_stock_charge(struct ksync__oc_stock *st, struct ksync_memgroup *g, long bytes)
 {
 	struct ksync__oc_stock_slot *s, *victim = NULL;
+	struct ksync__oc_parked *park;
 	struct ksync_objcg *objcg;
+	unsigned long lru = ~0ul; /* the new slot's LRU mark, if known (~0: compute it) */
 	int nr;
 
 	if (!st)
@@ -225,23 +252,54 @@ struct ksync_objcg *ksync__oc_stock_charge(struct ksync__oc_stock *st, struct ks
 		slot_drop(s);
 		break;
 	}
-	/* A miss: sweep the stale slots (one pass), choose a victim: a free
-	 * slot, else a random one. */
+	/* A miss: sweep the stale slots (only after an offline), choose a
+	 * victim: a free slot, else the least recently used. */
+	stock_sweep(st, nr);
 	for (int i = 0; i < nr; i++) {
 		s = &st->slot[i];
-		if (s->objcg && !KSYNC_PLANT(OBJCACHE_STOCK_KEEPS_DYING) && slot_stale(s))
-			slot_drop(s);
-		if (!s->objcg && !victim)
+		if (!s->objcg) {
 			victim = s;
+			break;
+		}
 	}
 	if (!victim) {
 		victim = &st->slot[0];
 		for (int i = 1; i < nr; i++)
 			if (st->slot[i].used < victim->used)
 				victim = &st->slot[i];
+		/* The victim holds the least mark: the new slot's LRU mark is just below it. */
+		lru = victim->used ? victim->used - 1 : 0;
 	}
-	if (ksync_memgroup_state(g) != KSYNC_MEMGROUP_ONLINE)
-		goto direct;
+	/* @g's handle, no reference taken: if it is parked, the park's
+	 * references are the slot's, and the miss takes no atomic at all. The
+	 * park holds references on its handles, so a peeked pointer equal to a
+	 * parked one is that live handle (compared only, never dereferenced
+	 * otherwise). */
+	objcg = ksync_memgroup_objcg_peek(g);
+	if (!objcg)
+		goto direct; /* not online (or going): the nearest online ancestor's */
+	park = park_find(st, objcg);
+	if (park && ksync_objcg_group(objcg) == g) {
+		long refs = park->refs, pbytes = park->bytes, pobjects = park->objects;
+
+		/* The victim (if any) takes the entry's place in the park: no scan, nothing dropped. */
+		park->objcg = NULL;
+		park->group = NULL;
+		park->refs = park->bytes = park->objects = 0;
+		if (victim->objcg) {
+			park->objcg = victim->objcg;
+			park->group = victim->group;
+			park->refs = victim->refs + 1; /* the reserve and the slot's own */
+			park->bytes = victim->bytes;
+			park->objects = victim->objects;
+		}
+		victim->group = g;
+		victim->objcg = objcg;
+		victim->refs = refs - 1; /* one is the slot's own */
+		victim->bytes = pbytes + bytes;
+		victim->objects = pobjects + 1;
+		goto filled;
+	}
 	objcg = ksync_memgroup_get_objcg(g);
 	if (!objcg)
 		return NULL;
@@ -256,25 +314,28 @@ struct ksync_objcg *ksync__oc_stock_charge(struct ksync__oc_stock *st, struct ks
 	victim->bytes = bytes;
 	victim->objects = 1;
 	victim->refs = 0;
+	{
+		park = park_find(st, objcg);
+
+		if (park) { /* back from the park: its references join the reserve */
+			victim->refs = park->refs;
+			victim->bytes += park->bytes;
+			victim->objects += park->objects;
+			park->objcg = NULL;
+			park->group = NULL;
+			park->refs = park->bytes = park->objects = 0;
+		}
+	}
+filled:
 	/* Bimodal insertion: the new slot goes in as the least recently used
 	 * (the next victim unless it hits before the next miss), one fill in
 	 * KSYNC__OC_BIP as the most recently used. A thread cycling among more
 	 * groups than slots keeps nr - 1 of them (LRU kept none: each miss
 	 * evicted the group needed soonest); a new working set still gets in. */
-	victim->used = ++st->fills % KSYNC__OC_BIP ? lru_mark(st, nr) : ++st->tick;
-	{
-		struct ksync__oc_parked *p = park_find(st, objcg);
-
-		if (p) { /* back from the park: its references join the reserve */
-			victim->refs = p->refs;
-			victim->bytes += p->bytes;
-			victim->objects += p->objects;
-			p->objcg = NULL;
-			p->group = NULL;
-			p->refs = p->bytes = p->objects = 0;
-		}
-	}
-	park_sweep_one(st);
+	if (++st->fills % KSYNC__OC_BIP)
+		victim->used = lru != ~0ul ? lru : lru_mark(st, nr);
+	else
+		victim->used = ++st->tick;
 	slot_ref_out(victim); /* the object's reference */
 	if (victim->bytes >= KSYNC_OBJCACHE_STOCK_BATCH || victim->bytes <= -KSYNC_OBJCACHE_STOCK_BATCH)
 		slot_flush(victim);

@@ -696,6 +696,21 @@ LT_ROW(memgroup_get_objcg, NULL, NULL, NULL)
 	ksync_objcg_put(h);
 }
 
+LT_ROW(memgroup_objcg_peek, NULL, NULL, NULL)
+{
+	struct ksync_objcg *h = ksync_memgroup_objcg_peek(f->g);
+
+	/* g's own handle while it is online (no reference taken), else NULL: no ancestor's. */
+	if (f->st == LT_ONLINE) {
+		struct ksync_objcg *own = ksync_memgroup_get_objcg(f->g);
+
+		KCHECK(h != NULL && h == own);
+		ksync_objcg_put(own);
+	} else {
+		KCHECK(h == NULL);
+	}
+}
+
 /* A counter of g's and P's after an add aimed at g: where it landed. */
 static void lt_stat_landed(struct lt_fix *f, int item, long v)
 {
@@ -1128,7 +1143,7 @@ KTEST(doc_table_names_every_cell_test)
 		}
 		cells++;
 	}
-	KCHECK_EQ(cells, 33 * 5);
+	KCHECK_EQ(cells, 34 * 5);
 	/* Every `<row>__<state>` the doc names is a test of this file. */
 	for (const char *p = strchr(doc, '`'); p; p = strchr(p + 1, '`')) {
 		const char *q = strchr(p + 1, '`');

@@ -206,6 +206,40 @@ KTEST(charging_against_churning_groups_is_conserved)
 	KCHECK_EQ(ksync_memgroup_set_destroy(ch.set), 0);
 }
 
+/* peek: the group's own handle with no reference taken; NULL once offline;
+ * the generation grows at each offline that moved handles, never otherwise. */
+KTEST(peek_takes_no_reference_and_generation_counts_offlines)
+{
+	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
+	struct ksync_memgroup *p = ksync_memgroup_create(set, NULL);
+	struct ksync_memgroup *c = ksync_memgroup_create(NULL, p);
+	struct ksync_objcg *h = ksync_memgroup_get_objcg(c);
+	unsigned long gen = ksync_objcg_generation();
+
+	KCHECK(h != NULL);
+	KCHECK(ksync_memgroup_objcg_peek(c) == h);
+	KCHECK(ksync_memgroup_objcg_peek(p) != NULL && ksync_memgroup_objcg_peek(p) != h);
+	/* No reference taken (one taken would leak the handle: ASan's leak check). */
+	for (int i = 0; i < 1000; i++)
+		(void)ksync_memgroup_objcg_peek(c);
+	KCHECK_EQ(ksync_objcg_generation(), gen); /* no offline yet */
+	KCHECK(ksync_memgroup_tryget(c)); /* keep c's memory past its offline */
+	KCHECK_EQ(ksync_memgroup_offline(c), 0);
+	KCHECK(ksync_objcg_generation() != gen); /* the move is counted... */
+	{
+		struct ksync_memgroup *g = ksync_objcg_get_group(h);
+
+		KCHECK(g == p); /* ...and seen */
+		ksync_memgroup_put(g);
+	}
+	KCHECK(ksync_memgroup_objcg_peek(c) == NULL); /* offline: no handle, not the parent's */
+	ksync_memgroup_put(c);
+	/* Our reference is the last one now (the group dropped its own at offline). */
+	ksync_objcg_put(h);
+	KCHECK_EQ(ksync_memgroup_offline(p), 0);
+	KCHECK_EQ(ksync_memgroup_set_destroy(set), 0);
+}
+
 int main(int argc, char **argv)
 {
 	return ktest_run(argc, argv);
