@@ -135,13 +135,22 @@ static struct ksync__oc_parked *park_find(struct ksync__oc_stock *st, struct ksy
 
 static unsigned stock_random(struct ksync__oc_stock *st);
 
-/* Evict slot @s: park its handle, references and pending charges. */
-static void slot_park(struct ksync__oc_stock *st, struct ksync__oc_stock_slot *s)
+/*
+ * Evict slot @s: park its handle, references and pending charges. The
+ * one-slot stock parks nothing: it is the kernel's one-slot stock (before
+ * 2026), whose every change of group drains the old handle and takes the
+ * new one, the figure the five slots are measured against.
+ */
+static void slot_park(struct ksync__oc_stock *st, struct ksync__oc_stock_slot *s, int nr)
 {
 	struct ksync__oc_parked *p = NULL;
 
 	if (!s->objcg)
 		return;
+	if (nr == 1) {
+		slot_drop(s);
+		return;
+	}
 	for (int i = 0; i < KSYNC__OC_PARK && !p; i++)
 		if (!st->park[i].objcg)
 			p = &st->park[i];
@@ -278,7 +287,7 @@ struct ksync_objcg *ksync__oc_stock_charge(struct ksync__oc_stock *st, struct ks
 	objcg = ksync_memgroup_objcg_peek(g);
 	if (!objcg)
 		goto direct; /* not online (or going): the nearest online ancestor's */
-	park = park_find(st, objcg);
+	park = nr > 1 ? park_find(st, objcg) : NULL;
 	if (park && ksync_objcg_group(objcg) == g) {
 		long refs = park->refs, pbytes = park->bytes, pobjects = park->objects;
 
@@ -308,14 +317,14 @@ struct ksync_objcg *ksync__oc_stock_charge(struct ksync__oc_stock *st, struct ks
 		(void)ksync_objcg_charge(objcg, 0, 1, bytes);
 		return objcg;
 	}
-	slot_park(st, victim);
+	slot_park(st, victim, nr);
 	victim->group = g;
 	victim->objcg = objcg; /* the slot's reference */
 	victim->bytes = bytes;
 	victim->objects = 1;
 	victim->refs = 0;
 	{
-		park = park_find(st, objcg);
+		park = nr > 1 ? park_find(st, objcg) : NULL;
 
 		if (park) { /* back from the park: its references join the reserve */
 			victim->refs = park->refs;
