@@ -520,6 +520,238 @@ static inline void ksync_bitmap_free(unsigned long *map)
 	__builtin_free(map);
 }
 
+/* ------------------------------------------------------------------------ */
+/* 8-bit clumps, gather and scatter                                         */
+
+/**
+ * ksync_bitmap_get_value8() - the 8 bits of @map at @start.
+ * @map: the bitmap
+ * @start: a multiple of 8 (the clump's first bit)
+ *
+ * Return: bits @start..@start+7 as a value 0..255.
+ */
+#define ksync_bitmap_get_value8(map, start) ksync_bitmap_read((map), (start), 8)
+
+/**
+ * ksync_bitmap_set_value8() - store the low 8 bits of @value at @start.
+ * @map: the bitmap
+ * @value: the value; bits above the low 8 are ignored
+ * @start: a multiple of 8
+ *
+ * No other bit changes; not atomic.
+ */
+#define ksync_bitmap_set_value8(map, value, start) ksync_bitmap_write((map), (value), (start), 8)
+
+/**
+ * ksync_find_next_clump8() - the next 8-bit clump with a bit set.
+ * @clump: where to store the clump's value
+ * @addr: the bitmap
+ * @size: its size in bits
+ * @offset: where to start looking
+ *
+ * The clump is the aligned byte that holds the first set bit at or after
+ * @offset; its bits at or past @size read as 0 (the kernel reads them as
+ * stored).
+ *
+ * Return: the clump's first bit (a multiple of 8), or @size if no bit is set.
+ */
+static inline unsigned long ksync_find_next_clump8(unsigned long *clump, const unsigned long *addr,
+						   unsigned long size, unsigned long offset)
+{
+	offset = ksync_find_next_bit(addr, size, offset);
+	if (offset >= size)
+		return size;
+	offset -= offset % 8;
+	*clump = ksync_bitmap_get_value8(addr, offset);
+	if (size - offset < 8)
+		*clump &= (1UL << (size - offset)) - 1;
+	return offset;
+}
+
+/**
+ * ksync_for_each_set_clump8() - loop over the 8-bit clumps that hold a set bit.
+ * @start: the clump's first bit (unsigned long)
+ * @clump: the clump's value (unsigned long)
+ * @bits: the bitmap
+ * @size: its size in bits
+ */
+#define ksync_for_each_set_clump8(start, clump, bits, size)                     \
+	for ((start) = ksync_find_next_clump8(&(clump), (bits), (size), 0); (start) < (size); \
+	     (start) = ksync_find_next_clump8(&(clump), (bits), (size), (start) + 8))
+
+/**
+ * ksync_bitmap_scatter() - spread the low bits of @src over the set bits of @mask.
+ * @dst: the result, @nbits bits
+ * @src: the bits to spread: bit n goes to the position of the n-th set bit of @mask
+ * @mask: where they go
+ * @nbits: the size of the three bitmaps
+ *
+ * @dst bits where @mask is clear are cleared. With @src 0x005a and @mask
+ * 0x1313, @dst is 0x0302. @dst must not overlap @src or @mask.
+ */
+static inline void ksync_bitmap_scatter(unsigned long *dst, const unsigned long *src,
+					const unsigned long *mask, unsigned long nbits)
+{
+	unsigned long n = 0, bit;
+
+	ksync_bitmap_zero(dst, nbits);
+	ksync_for_each_set_bit(bit, mask, nbits)
+		ksync___assign_bit(bit, dst, ksync_test_bit(n++, src));
+}
+
+/**
+ * ksync_bitmap_gather() - collect the bits of @src at the set bits of @mask into the low bits of @dst.
+ * @dst: the result, @nbits bits: bit n is the bit of @src at the n-th set bit of @mask
+ * @src: the bits to collect
+ * @mask: which bits
+ * @nbits: the size of the three bitmaps
+ *
+ * The other bits of @dst are cleared. With @src 0x0302 and @mask 0x1313,
+ * @dst is 0x001a; gather after scatter with the same @mask gives back the
+ * low bits. @dst must not overlap @src or @mask.
+ */
+static inline void ksync_bitmap_gather(unsigned long *dst, const unsigned long *src,
+				       const unsigned long *mask, unsigned long nbits)
+{
+	unsigned long n = 0, bit;
+
+	ksync_bitmap_zero(dst, nbits);
+	ksync_for_each_set_bit(bit, mask, nbits)
+		ksync___assign_bit(n++, dst, ksync_test_bit(bit, src));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Parsing a list of ranges                                                 */
+
+/* A region of a list: bits start..end, the first off of every group_len. */
+struct ksync__bitmap_region {
+	unsigned int start, end, off, group_len, nbits;
+};
+
+static inline bool ksync__bitmap_end_of_str(char c)
+{
+	return c == '\0' || c == '\n';
+}
+
+static inline bool ksync__bitmap_sep(char c) /* the kernel's __end_of_region(): ',' or isspace() */
+{
+	return c == ',' || c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+/* A decimal number or N (the last bit) into @num: the rest, or NULL with @err set. */
+static inline const char *ksync__bitmap_getnum(const char *str, unsigned int *num,
+					       unsigned int lastbit, int *err)
+{
+	unsigned long long n = 0;
+	const char *p = str;
+	bool overflow = false;
+
+	if (*str == 'N') {
+		*num = lastbit;
+		return str + 1;
+	}
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (n > (~0ULL - (unsigned long long)(*p - '0')) / 10)
+			overflow = true;
+		n = n * 10 + (unsigned long long)(*p - '0');
+	}
+	if (p == str) {
+		*err = -EINVAL;
+		return NULL;
+	}
+	if (overflow || n != (unsigned int)n) {
+		*err = -EOVERFLOW;
+		return NULL;
+	}
+	*num = (unsigned int)n;
+	return p;
+}
+
+/* One region at @str (not a separator): the rest of the string, or NULL at its end or on error. */
+static inline const char *ksync__bitmap_parse_region(const char *str, struct ksync__bitmap_region *r,
+						     int *err)
+{
+	unsigned int lastbit = r->nbits - 1;
+
+	if ((str[0] | 0x20) == 'a' && (str[1] | 0x20) == 'l' && (str[2] | 0x20) == 'l') {
+		r->start = 0;
+		r->end = lastbit;
+		str += 3;
+	} else {
+		str = ksync__bitmap_getnum(str, &r->start, lastbit, err);
+		if (!str)
+			return NULL;
+		if (ksync__bitmap_sep(*str) || ksync__bitmap_end_of_str(*str)) {
+			r->end = r->start;
+			goto no_pattern;
+		}
+		if (*str != '-')
+			goto einval;
+		str = ksync__bitmap_getnum(str + 1, &r->end, lastbit, err);
+		if (!str)
+			return NULL;
+	}
+	if (ksync__bitmap_sep(*str) || ksync__bitmap_end_of_str(*str))
+		goto no_pattern;
+	if (*str != ':')
+		goto einval;
+	str = ksync__bitmap_getnum(str + 1, &r->off, lastbit, err);
+	if (!str)
+		return NULL;
+	if (*str != '/')
+		goto einval;
+	return ksync__bitmap_getnum(str + 1, &r->group_len, lastbit, err);
+no_pattern:
+	r->off = r->end + 1;
+	r->group_len = r->end + 1;
+	return str;
+einval:
+	*err = -EINVAL;
+	return NULL;
+}
+
+/**
+ * ksync_bitmap_parselist() - set the bits a list of ranges names.
+ * @buf: a string, ending at its NUL or first newline
+ * @maskp: the bitmap, @nmaskbits bits, cleared first
+ * @nmaskbits: its size
+ *
+ * The list is regions separated by commas and white space (which may also
+ * lead and trail): "5" (one bit), "0-7" (a range, both ends included),
+ * "0-31:2/8" (in the range, the first 2 bits of every group of 8: 0, 1, 8,
+ * 9, 16...). "all" stands for the range 0-N, N for the last bit
+ * (@nmaskbits - 1): "all:1/2", "8-N", "N". Numbers are decimal.
+ *
+ * Return: 0; -EINVAL for a malformed region (a bad character, a range that
+ * ends before it starts, a group of 0 bits or one whose used part is longer
+ * than it), -ERANGE for a region past the last bit, -EOVERFLOW for a number
+ * that does not fit an unsigned int. On error the regions before the bad one
+ * are set, as the kernel's.
+ */
+static inline int ksync_bitmap_parselist(const char *buf, unsigned long *maskp, int nmaskbits)
+{
+	struct ksync__bitmap_region r = { 0, 0, 0, 0, (unsigned int)nmaskbits };
+	int err = 0;
+
+	ksync_bitmap_zero(maskp, (unsigned long)r.nbits);
+	for (;;) {
+		while (ksync__bitmap_sep(*buf) && !ksync__bitmap_end_of_str(*buf))
+			buf++;
+		if (ksync__bitmap_end_of_str(*buf))
+			return 0;
+		buf = ksync__bitmap_parse_region(buf, &r, &err);
+		if (!buf)
+			return err;
+		if (r.start > r.end || r.group_len == 0 || r.off > r.group_len)
+			return -EINVAL;
+		if (r.end >= r.nbits)
+			return -ERANGE;
+		for (unsigned long start = r.start; start <= r.end; start += r.group_len)
+			ksync_bitmap_set(maskp, start, ksync_min((unsigned long)r.end - start + 1,
+								 (unsigned long)r.off));
+	}
+}
+
 KSYNC_EXTERN_C_END
 
 #endif /* KSYNC_BITMAP_H */
