@@ -752,6 +752,174 @@ static inline int ksync_bitmap_parselist(const char *buf, unsigned long *maskp, 
 	}
 }
 
+/* ------------------------------------------------------------------------ */
+/* Hex words: parsing and printing                                          */
+
+static inline int ksync__hex_to_bin(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = (char)(c | 0x20);
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/**
+ * ksync_bitmap_parse() - set a bitmap from hexadecimal 32-bit words.
+ * @start: the string: words of up to 8 hex digits, the most significant
+ *	   first, separated by commas or white space ("1ff,ffffffff")
+ * @buflen: the string's length at most; it also ends at a NUL or a newline
+ * @maskp: the bitmap, @nmaskbits bits; every bit below @nmaskbits is written
+ * @nmaskbits: its size
+ *
+ * The last word of the string is bits 0..31, the one before it 32..63, and
+ * so on; words left out are 0.
+ *
+ * Return: 0; -EINVAL for a character that is not a hex digit; -EOVERFLOW for
+ * a word of more than 8 digits, more words than the bitmap holds, or a bit
+ * set at or above @nmaskbits. On error, the words already read are stored.
+ */
+static inline int ksync_bitmap_parse(const char *start, unsigned int buflen, unsigned long *maskp,
+				     int nmaskbits)
+{
+	const char *end = start;
+	unsigned long chunks = ((unsigned long)nmaskbits + 31) / 32, total = chunks, unset_bit;
+
+	while ((unsigned int)(end - start) < buflen && *end && *end != '\n')
+		end++;
+	end--;
+	for (unsigned long chunk = 0;; chunk++) {
+		uint32_t num = 0;
+		int i;
+
+		while (start <= end && ksync__bitmap_sep(*end))
+			end--;
+		if (start > end)
+			break;
+		if (!chunks--)
+			return -EOVERFLOW;
+		for (i = 0; i < 32; i += 4) {
+			int c = ksync__hex_to_bin(*end--);
+
+			if (c < 0)
+				return -EINVAL;
+			num |= (uint32_t)c << i;
+			if (start > end || ksync__bitmap_sep(*end))
+				break;
+		}
+		if (i == 32 && ksync__hex_to_bin(*end) >= 0)
+			return -EOVERFLOW;
+		ksync_bitmap_write(maskp, num, chunk * 32, 32);
+	}
+	unset_bit = (total - chunks) * 32;
+	if (unset_bit < (unsigned long)nmaskbits) {
+		ksync_bitmap_clear(maskp, unset_bit, (unsigned long)nmaskbits - unset_bit);
+		return 0;
+	}
+	if (ksync_find_next_bit(maskp, unset_bit, (unsigned long)nmaskbits) != unset_bit)
+		return -EOVERFLOW;
+	return 0;
+}
+
+/* Append @c at @pos of @buf (@size bytes, the last kept for the NUL): the next position. */
+static inline unsigned long ksync__print_char(char *buf, unsigned long size, unsigned long pos, char c)
+{
+	if (pos + 1 < size)
+		buf[pos] = c;
+	return pos + 1;
+}
+
+static inline unsigned long ksync__print_num(char *buf, unsigned long size, unsigned long pos,
+					     unsigned long v, unsigned base, int width)
+{
+	char d[24];
+	int n = 0;
+
+	do {
+		d[n++] = "0123456789abcdef"[v % base];
+		v /= base;
+	} while (v);
+	while (n < width)
+		d[n++] = '0';
+	while (n)
+		pos = ksync__print_char(buf, size, pos, d[--n]);
+	return pos;
+}
+
+/**
+ * ksync_bitmap_print() - print a bitmap as the kernel's "%*pb" or "%*pbl", and a newline.
+ * @list: true: a list of ranges ("0-3,5,8-15", what ksync_bitmap_parselist()
+ *	  reads); false: hexadecimal 32-bit words, the most significant first,
+ *	  separated by commas, the first as wide as its bits need ("1ff,ffffffff",
+ *	  what ksync_bitmap_parse() reads)
+ * @buf: where to write
+ * @size: @buf's size in bytes; the text is cut to @size - 1 characters and
+ *	  NUL-terminated (nothing is written for @size 0)
+ * @maskp: the bitmap
+ * @nmaskbits: its size
+ *
+ * Return: the characters written, without the NUL (scnprintf()'s count).
+ */
+static inline int ksync_bitmap_print(bool list, char *buf, unsigned long size,
+				     const unsigned long *maskp, int nmaskbits)
+{
+	unsigned long nbits = nmaskbits > 0 ? (unsigned long)nmaskbits : 0, pos = 0;
+	bool first = true;
+
+	if (list) {
+		unsigned long b = ksync_find_next_bit(maskp, nbits, 0), e;
+
+		while (b < nbits) {
+			e = ksync_find_next_zero_bit(maskp, nbits, b + 1);
+			if (!first)
+				pos = ksync__print_char(buf, size, pos, ',');
+			first = false;
+			pos = ksync__print_num(buf, size, pos, b, 10, 0);
+			if (e > b + 1) {
+				pos = ksync__print_char(buf, size, pos, '-');
+				pos = ksync__print_num(buf, size, pos, e - 1, 10, 0);
+			}
+			b = e < nbits ? ksync_find_next_bit(maskp, nbits, e) : nbits;
+		}
+	} else if (nbits) {
+		unsigned long chunksz = nbits % 32 ? nbits % 32 : 32;
+
+		for (long i = (long)((nbits + 31) / 32 * 32) - 32; i >= 0; i -= 32) {
+			unsigned long v = ksync_bitmap_read(maskp, (unsigned long)i, chunksz);
+
+			if (!first)
+				pos = ksync__print_char(buf, size, pos, ',');
+			first = false;
+			pos = ksync__print_num(buf, size, pos, v, 16, (int)((chunksz + 3) / 4));
+			chunksz = 32;
+		}
+	}
+	pos = ksync__print_char(buf, size, pos, '\n');
+	if (!size)
+		return 0;
+	if (pos >= size)
+		pos = size - 1;
+	buf[pos] = '\0';
+	return (int)pos;
+}
+
+/** KSYNC_PAGE_SIZE - the page of ksync_bitmap_print_to_pagebuf(). */
+#define KSYNC_PAGE_SIZE 4096UL
+
+/**
+ * ksync_bitmap_print_to_pagebuf() - ksync_bitmap_print() into the rest of @buf's page.
+ * @list: as for ksync_bitmap_print()
+ * @buf: a buffer that runs at least to the end of the %KSYNC_PAGE_SIZE page
+ *	 it starts in (the kernel's contract: a sysfs page)
+ * @maskp: the bitmap
+ * @nmaskbits: its size
+ *
+ * Return: the characters written, without the NUL.
+ */
+#define ksync_bitmap_print_to_pagebuf(list, buf, maskp, nmaskbits)              \
+	ksync_bitmap_print((list), (buf),                                      \
+			   KSYNC_PAGE_SIZE - ((uintptr_t)(buf) & (KSYNC_PAGE_SIZE - 1)), \
+			   (maskp), (nmaskbits))
+
 KSYNC_EXTERN_C_END
 
 #endif /* KSYNC_BITMAP_H */

@@ -905,6 +905,82 @@ KTEST(bitmap___bitmap_equal)
 }
 
 /* ------------------------------------------------------------------------ */
+/* bitmap_parse(), bitmap_print_to_pagebuf()                                */
+
+KTEST(bitmap_parse_cases)
+{
+	unsigned long map[MAXW];
+
+	KCHECK_EQ(bitmap_parse("1ff,ffffffff", 100, map, 64), 0);
+	KCHECK_EQ(map[0] & 0xffffffffUL, 0xffffffffUL);
+	KCHECK_EQ(bitmap_read(map, 32, 32), 0x1ff);
+	KCHECK_EQ(bitmap_parse("  5 ,\n", 100, map, 40), 0); /* separators around, a newline ends */
+	KCHECK_EQ(bitmap_read(map, 0, 40), 5);
+	KCHECK_EQ(bitmap_parse("dead,beef", 4, map, 64), 0); /* buflen ends the string: "dead" */
+	KCHECK_EQ(bitmap_read(map, 0, 64), 0xdead);
+	KCHECK_EQ(bitmap_parse("", 10, map, 64), 0);
+	KCHECK(bitmap_empty(map, 64));
+	KCHECK_EQ(bitmap_parse("0,0,1", 100, map, 64), -EOVERFLOW); /* three words, two fit */
+	KCHECK_EQ(bitmap_parse("123456789", 100, map, 64), -EOVERFLOW); /* nine digits */
+	KCHECK_EQ(bitmap_parse("100", 100, map, 8), -EOVERFLOW); /* bit 8 of 8 bits */
+	KCHECK_EQ(bitmap_parse("ff", 100, map, 8), 0);
+	KCHECK_EQ(bitmap_parse("fg", 100, map, 8), -EINVAL);
+	KCHECK_EQ(bitmap_parse("-1", 100, map, 8), -EINVAL);
+}
+
+KTEST(bitmap_print_cases)
+{
+	unsigned long map[MAXW] = { 0 };
+	char buf[64];
+
+	bitmap_set(map, 0, 4);
+	__set_bit(5, map);
+	bitmap_set(map, 8, 8);
+	__set_bit(39, map);
+	KCHECK_EQ(ksync_bitmap_print(true, buf, sizeof(buf), map, 40), 14);
+	KCHECK(!strcmp(buf, "0-3,5,8-15,39\n"));
+	/* 40 bits: a first word of 8 bits, two digits wide; 37: 5 bits, two digits too. */
+	KCHECK_EQ(ksync_bitmap_print(false, buf, sizeof(buf), map, 40), 12);
+	KCHECK(!strcmp(buf, "80,0000ff2f\n"));
+	KCHECK_EQ(ksync_bitmap_print(false, buf, sizeof(buf), map, 37), 12);
+	KCHECK(!strcmp(buf, "00,0000ff2f\n"));
+	/* Cut to the buffer, as scnprintf. */
+	KCHECK_EQ(ksync_bitmap_print(true, buf, 5, map, 40), 4);
+	KCHECK(!strcmp(buf, "0-3,"));
+	bitmap_zero(map, 40);
+	KCHECK_EQ(ksync_bitmap_print(true, buf, sizeof(buf), map, 40), 1);
+	KCHECK(!strcmp(buf, "\n"));
+}
+
+/* What the printers write, the parsers read back. */
+KTEST(bitmap_print_parse_round_trip)
+{
+	static char page[2 * 4096];
+	char *buf = (char *)(((uintptr_t)page + 4095) & ~(uintptr_t)4095);
+	unsigned long map[MAXW], back[MAXW];
+
+	for (int round = 0; round < 500; round++) {
+		unsigned long nbits = 1 + rnd() % MAXB;
+		int n;
+
+		for (unsigned long i = 0; i < MAXW; i++)
+			map[i] = rnd() & (rnd() % 2 ? rnd() : ~0UL);
+		bitmap_clear(map, nbits, MAXW * BITS_PER_LONG - nbits);
+		n = bitmap_print_to_pagebuf(true, buf, map, (int)nbits);
+		KCHECK_EQ((size_t)n, strlen(buf));
+		KCHECK_EQ(bitmap_parselist(buf, back, (int)nbits), 0);
+		KCHECK(bitmap_equal(map, back, nbits));
+		n = bitmap_print_to_pagebuf(false, buf, map, (int)nbits);
+		KCHECK_EQ((size_t)n, strlen(buf));
+		KCHECK_EQ(bitmap_parse(buf, (unsigned)n, back, (int)nbits), 0);
+		KCHECK(bitmap_equal(map, back, nbits));
+	}
+	/* The page's end bounds the text. */
+	bitmap_fill(map, MAXB);
+	KCHECK_EQ(bitmap_print_to_pagebuf(false, buf + 4096 - 8, map, MAXB), 7);
+}
+
+/* ------------------------------------------------------------------------ */
 /* BUILD_BUG_ON() as the kernel's tests use it                              */
 
 #define EXP2_IN_BITS (sizeof(unsigned long) * 8 * 2)

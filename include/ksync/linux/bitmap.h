@@ -5,7 +5,8 @@
  * regions, bitmap_cut(), bitmap_read()/bitmap_write(), the conversions from
  * and to u32/u64 arrays, bitmap_gather()/bitmap_scatter(), the 8-bit
  * clumps (bitmap_get_value8(), for_each_set_clump8()), __bitmap_equal(),
- * bitmap_parselist(); the searches through <linux/find.h>.
+ * bitmap_parselist(), bitmap_parse(), bitmap_print_to_pagebuf(); the
+ * searches through <linux/find.h>.
  * Includable alone; with -I<prefix>/include/ksync on the compiler's path a
  * port keeps its own `#include <linux/bitmap.h>` line (see docs/porting.md).
  */
@@ -55,5 +56,8 @@
 #define bitmap_scatter ksync_bitmap_scatter
 #define bitmap_gather ksync_bitmap_gather
 #define bitmap_parselist ksync_bitmap_parselist
+#define bitmap_parse ksync_bitmap_parse
+#define bitmap_print_to_pagebuf(list, buf, maskp, nmaskbits)                   \
+	ksync_bitmap_print_to_pagebuf(list, buf, maskp, nmaskbits)
 
 #endif /* KSYNC_LINUX_BITMAP_H */
