@@ -244,8 +244,11 @@ struct page *page_cache_delete(struct address_space *mapping, unsigned long inde
 			if (list_lru_item_on_list(&node->private_list))
 				list_lru_del_obj(&shadow_nodes, &node->private_list);
 			xas_delete_node(mapping, node);
-		} else {
-			workingset_update_node(node, NULL, 0);
+		} else if (entry) {
+			/* A page gone may leave shadows only: the node goes to the page's group. */
+			struct page *page = entry;
+
+			workingset_update_node(node, page->memcg, page->nid);
 		}
 	}
 	xa_unlock(mapping);

@@ -106,6 +106,17 @@ KTEST(nodes_become_shadow_only)
 	KCHECK(page_cache_add(&c.mapping, &c.pages[5], 5, g, NID) != NULL);
 	KCHECK(page_cache_add(&c.mapping, &c.pages[100], 128, g, NID) != NULL);
 	KCHECK_EQ(shadow_count(g), 9);
+	/* Truncating the last page of a node with shadows puts it back, in the page's group. */
+	KCHECK(page_cache_evict(&c.mapping, 64) == &c.pages[64]);
+	for (unsigned long i = 65; i < 100; i++)
+		KCHECK(page_cache_delete(&c.mapping, i) == &c.pages[i]);
+	KCHECK_EQ(shadow_count(g), 10);
+	KCHECK_EQ(shadow_count(NULL), 0);
+	for (unsigned long i = 65; i < 100; i++)
+		KCHECK(page_cache_add(&c.mapping, &c.pages[i], i, g, NID) == NULL);
+	KCHECK_EQ(shadow_count(g), 9);
+	KCHECK(page_cache_add(&c.mapping, &c.pages[64], 64, g, NID) != NULL);
+	KCHECK_EQ(shadow_count(g), 9);
 	/* Under budget: nothing to count (100 pages allow 13 nodes). */
 	{
 		struct shrink_control sc = { .nid = NID, .group = g };
