@@ -520,6 +520,406 @@ static inline void ksync_bitmap_free(unsigned long *map)
 	__builtin_free(map);
 }
 
+/* ------------------------------------------------------------------------ */
+/* 8-bit clumps, gather and scatter                                         */
+
+/**
+ * ksync_bitmap_get_value8() - the 8 bits of @map at @start.
+ * @map: the bitmap
+ * @start: a multiple of 8 (the clump's first bit)
+ *
+ * Return: bits @start..@start+7 as a value 0..255.
+ */
+#define ksync_bitmap_get_value8(map, start) ksync_bitmap_read((map), (start), 8)
+
+/**
+ * ksync_bitmap_set_value8() - store the low 8 bits of @value at @start.
+ * @map: the bitmap
+ * @value: the value; bits above the low 8 are ignored
+ * @start: a multiple of 8
+ *
+ * No other bit changes; not atomic.
+ */
+#define ksync_bitmap_set_value8(map, value, start) ksync_bitmap_write((map), (value), (start), 8)
+
+/**
+ * ksync_find_next_clump8() - the next 8-bit clump with a bit set.
+ * @clump: where to store the clump's value
+ * @addr: the bitmap
+ * @size: its size in bits
+ * @offset: where to start looking
+ *
+ * The clump is the aligned byte that holds the first set bit at or after
+ * @offset; its bits at or past @size read as 0 (the kernel reads them as
+ * stored).
+ *
+ * Return: the clump's first bit (a multiple of 8), or @size if no bit is set.
+ */
+static inline unsigned long ksync_find_next_clump8(unsigned long *clump, const unsigned long *addr,
+						   unsigned long size, unsigned long offset)
+{
+	offset = ksync_find_next_bit(addr, size, offset);
+	if (offset >= size)
+		return size;
+	offset -= offset % 8;
+	*clump = ksync_bitmap_get_value8(addr, offset);
+	if (size - offset < 8)
+		*clump &= (1UL << (size - offset)) - 1;
+	return offset;
+}
+
+/**
+ * ksync_for_each_set_clump8() - loop over the 8-bit clumps that hold a set bit.
+ * @start: the clump's first bit (unsigned long)
+ * @clump: the clump's value (unsigned long)
+ * @bits: the bitmap
+ * @size: its size in bits
+ */
+#define ksync_for_each_set_clump8(start, clump, bits, size)                     \
+	for ((start) = ksync_find_next_clump8(&(clump), (bits), (size), 0); (start) < (size); \
+	     (start) = ksync_find_next_clump8(&(clump), (bits), (size), (start) + 8))
+
+/**
+ * ksync_bitmap_scatter() - spread the low bits of @src over the set bits of @mask.
+ * @dst: the result, @nbits bits
+ * @src: the bits to spread: bit n goes to the position of the n-th set bit of @mask
+ * @mask: where they go
+ * @nbits: the size of the three bitmaps
+ *
+ * @dst bits where @mask is clear are cleared. With @src 0x005a and @mask
+ * 0x1313, @dst is 0x0302. @dst must not overlap @src or @mask.
+ */
+static inline void ksync_bitmap_scatter(unsigned long *dst, const unsigned long *src,
+					const unsigned long *mask, unsigned long nbits)
+{
+	unsigned long n = 0, bit;
+
+	ksync_bitmap_zero(dst, nbits);
+	ksync_for_each_set_bit(bit, mask, nbits)
+		ksync___assign_bit(bit, dst, ksync_test_bit(n++, src));
+}
+
+/**
+ * ksync_bitmap_gather() - collect the bits of @src at the set bits of @mask into the low bits of @dst.
+ * @dst: the result, @nbits bits: bit n is the bit of @src at the n-th set bit of @mask
+ * @src: the bits to collect
+ * @mask: which bits
+ * @nbits: the size of the three bitmaps
+ *
+ * The other bits of @dst are cleared. With @src 0x0302 and @mask 0x1313,
+ * @dst is 0x001a; gather after scatter with the same @mask gives back the
+ * low bits. @dst must not overlap @src or @mask.
+ */
+static inline void ksync_bitmap_gather(unsigned long *dst, const unsigned long *src,
+				       const unsigned long *mask, unsigned long nbits)
+{
+	unsigned long n = 0, bit;
+
+	ksync_bitmap_zero(dst, nbits);
+	ksync_for_each_set_bit(bit, mask, nbits)
+		ksync___assign_bit(n++, dst, ksync_test_bit(bit, src));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Parsing a list of ranges                                                 */
+
+/* A region of a list: bits start..end, the first off of every group_len. */
+struct ksync__bitmap_region {
+	unsigned int start, end, off, group_len, nbits;
+};
+
+static inline bool ksync__bitmap_end_of_str(char c)
+{
+	return c == '\0' || c == '\n';
+}
+
+static inline bool ksync__bitmap_sep(char c) /* the kernel's __end_of_region(): ',' or isspace() */
+{
+	return c == ',' || c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+/* A decimal number or N (the last bit) into @num: the rest, or NULL with @err set. */
+static inline const char *ksync__bitmap_getnum(const char *str, unsigned int *num,
+					       unsigned int lastbit, int *err)
+{
+	unsigned long long n = 0;
+	const char *p = str;
+	bool overflow = false;
+
+	if (*str == 'N') {
+		*num = lastbit;
+		return str + 1;
+	}
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (n > (~0ULL - (unsigned long long)(*p - '0')) / 10)
+			overflow = true;
+		n = n * 10 + (unsigned long long)(*p - '0');
+	}
+	if (p == str) {
+		*err = -EINVAL;
+		return NULL;
+	}
+	if (overflow || n != (unsigned int)n) {
+		*err = -EOVERFLOW;
+		return NULL;
+	}
+	*num = (unsigned int)n;
+	return p;
+}
+
+/* One region at @str (not a separator): the rest of the string, or NULL at its end or on error. */
+static inline const char *ksync__bitmap_parse_region(const char *str, struct ksync__bitmap_region *r,
+						     int *err)
+{
+	unsigned int lastbit = r->nbits - 1;
+
+	if ((str[0] | 0x20) == 'a' && (str[1] | 0x20) == 'l' && (str[2] | 0x20) == 'l') {
+		r->start = 0;
+		r->end = lastbit;
+		str += 3;
+	} else {
+		str = ksync__bitmap_getnum(str, &r->start, lastbit, err);
+		if (!str)
+			return NULL;
+		if (ksync__bitmap_sep(*str) || ksync__bitmap_end_of_str(*str)) {
+			r->end = r->start;
+			goto no_pattern;
+		}
+		if (*str != '-')
+			goto einval;
+		str = ksync__bitmap_getnum(str + 1, &r->end, lastbit, err);
+		if (!str)
+			return NULL;
+	}
+	if (ksync__bitmap_sep(*str) || ksync__bitmap_end_of_str(*str))
+		goto no_pattern;
+	if (*str != ':')
+		goto einval;
+	str = ksync__bitmap_getnum(str + 1, &r->off, lastbit, err);
+	if (!str)
+		return NULL;
+	if (*str != '/')
+		goto einval;
+	return ksync__bitmap_getnum(str + 1, &r->group_len, lastbit, err);
+no_pattern:
+	r->off = r->end + 1;
+	r->group_len = r->end + 1;
+	return str;
+einval:
+	*err = -EINVAL;
+	return NULL;
+}
+
+/**
+ * ksync_bitmap_parselist() - set the bits a list of ranges names.
+ * @buf: a string, ending at its NUL or first newline
+ * @maskp: the bitmap, @nmaskbits bits, cleared first
+ * @nmaskbits: its size
+ *
+ * The list is regions separated by commas and white space (which may also
+ * lead and trail): "5" (one bit), "0-7" (a range, both ends included),
+ * "0-31:2/8" (in the range, the first 2 bits of every group of 8: 0, 1, 8,
+ * 9, 16...). "all" stands for the range 0-N, N for the last bit
+ * (@nmaskbits - 1): "all:1/2", "8-N", "N". Numbers are decimal.
+ *
+ * Return: 0; -EINVAL for a malformed region (a bad character, a range that
+ * ends before it starts, a group of 0 bits or one whose used part is longer
+ * than it), -ERANGE for a region past the last bit, -EOVERFLOW for a number
+ * that does not fit an unsigned int. On error the regions before the bad one
+ * are set, as the kernel's.
+ */
+static inline int ksync_bitmap_parselist(const char *buf, unsigned long *maskp, int nmaskbits)
+{
+	struct ksync__bitmap_region r = { 0, 0, 0, 0, (unsigned int)nmaskbits };
+	int err = 0;
+
+	ksync_bitmap_zero(maskp, (unsigned long)r.nbits);
+	for (;;) {
+		while (ksync__bitmap_sep(*buf) && !ksync__bitmap_end_of_str(*buf))
+			buf++;
+		if (ksync__bitmap_end_of_str(*buf))
+			return 0;
+		buf = ksync__bitmap_parse_region(buf, &r, &err);
+		if (!buf)
+			return err;
+		if (r.start > r.end || r.group_len == 0 || r.off > r.group_len)
+			return -EINVAL;
+		if (r.end >= r.nbits)
+			return -ERANGE;
+		for (unsigned long start = r.start; start <= r.end; start += r.group_len)
+			ksync_bitmap_set(maskp, start, ksync_min((unsigned long)r.end - start + 1,
+								 (unsigned long)r.off));
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* Hex words: parsing and printing                                          */
+
+static inline int ksync__hex_to_bin(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = (char)(c | 0x20);
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/**
+ * ksync_bitmap_parse() - set a bitmap from hexadecimal 32-bit words.
+ * @start: the string: words of up to 8 hex digits, the most significant
+ *	   first, separated by commas or white space ("1ff,ffffffff")
+ * @buflen: the string's length at most; it also ends at a NUL or a newline
+ * @maskp: the bitmap, @nmaskbits bits; every bit below @nmaskbits is written
+ * @nmaskbits: its size
+ *
+ * The last word of the string is bits 0..31, the one before it 32..63, and
+ * so on; words left out are 0.
+ *
+ * Return: 0; -EINVAL for a character that is not a hex digit; -EOVERFLOW for
+ * a word of more than 8 digits, more words than the bitmap holds, or a bit
+ * set at or above @nmaskbits. On error, the words already read are stored.
+ */
+static inline int ksync_bitmap_parse(const char *start, unsigned int buflen, unsigned long *maskp,
+				     int nmaskbits)
+{
+	const char *end = start;
+	unsigned long chunks = ((unsigned long)nmaskbits + 31) / 32, total = chunks, unset_bit;
+
+	while ((unsigned int)(end - start) < buflen && *end && *end != '\n')
+		end++;
+	end--;
+	for (unsigned long chunk = 0;; chunk++) {
+		uint32_t num = 0;
+		int i;
+
+		while (start <= end && ksync__bitmap_sep(*end))
+			end--;
+		if (start > end)
+			break;
+		if (!chunks--)
+			return -EOVERFLOW;
+		for (i = 0; i < 32; i += 4) {
+			int c = ksync__hex_to_bin(*end--);
+
+			if (c < 0)
+				return -EINVAL;
+			num |= (uint32_t)c << i;
+			if (start > end || ksync__bitmap_sep(*end))
+				break;
+		}
+		if (i == 32 && ksync__hex_to_bin(*end) >= 0)
+			return -EOVERFLOW;
+		ksync_bitmap_write(maskp, num, chunk * 32, 32);
+	}
+	unset_bit = (total - chunks) * 32;
+	if (unset_bit < (unsigned long)nmaskbits) {
+		ksync_bitmap_clear(maskp, unset_bit, (unsigned long)nmaskbits - unset_bit);
+		return 0;
+	}
+	if (ksync_find_next_bit(maskp, unset_bit, (unsigned long)nmaskbits) != unset_bit)
+		return -EOVERFLOW;
+	return 0;
+}
+
+/* Append @c at @pos of @buf (@size bytes, the last kept for the NUL): the next position. */
+static inline unsigned long ksync__print_char(char *buf, unsigned long size, unsigned long pos, char c)
+{
+	if (pos + 1 < size)
+		buf[pos] = c;
+	return pos + 1;
+}
+
+static inline unsigned long ksync__print_num(char *buf, unsigned long size, unsigned long pos,
+					     unsigned long v, unsigned base, int width)
+{
+	char d[24];
+	int n = 0;
+
+	do {
+		d[n++] = "0123456789abcdef"[v % base];
+		v /= base;
+	} while (v);
+	while (n < width)
+		d[n++] = '0';
+	while (n)
+		pos = ksync__print_char(buf, size, pos, d[--n]);
+	return pos;
+}
+
+/**
+ * ksync_bitmap_print() - print a bitmap as the kernel's "%*pb" or "%*pbl", and a newline.
+ * @list: true: a list of ranges ("0-3,5,8-15", what ksync_bitmap_parselist()
+ *	  reads); false: hexadecimal 32-bit words, the most significant first,
+ *	  separated by commas, the first as wide as its bits need ("1ff,ffffffff",
+ *	  what ksync_bitmap_parse() reads)
+ * @buf: where to write
+ * @size: @buf's size in bytes; the text is cut to @size - 1 characters and
+ *	  NUL-terminated (nothing is written for @size 0)
+ * @maskp: the bitmap
+ * @nmaskbits: its size
+ *
+ * Return: the characters written, without the NUL (scnprintf()'s count).
+ */
+static inline int ksync_bitmap_print(bool list, char *buf, unsigned long size,
+				     const unsigned long *maskp, int nmaskbits)
+{
+	unsigned long nbits = nmaskbits > 0 ? (unsigned long)nmaskbits : 0, pos = 0;
+	bool first = true;
+
+	if (list) {
+		unsigned long b = ksync_find_next_bit(maskp, nbits, 0), e;
+
+		while (b < nbits) {
+			e = ksync_find_next_zero_bit(maskp, nbits, b + 1);
+			if (!first)
+				pos = ksync__print_char(buf, size, pos, ',');
+			first = false;
+			pos = ksync__print_num(buf, size, pos, b, 10, 0);
+			if (e > b + 1) {
+				pos = ksync__print_char(buf, size, pos, '-');
+				pos = ksync__print_num(buf, size, pos, e - 1, 10, 0);
+			}
+			b = e < nbits ? ksync_find_next_bit(maskp, nbits, e) : nbits;
+		}
+	} else if (nbits) {
+		unsigned long chunksz = nbits % 32 ? nbits % 32 : 32;
+
+		for (long i = (long)((nbits + 31) / 32 * 32) - 32; i >= 0; i -= 32) {
+			unsigned long v = ksync_bitmap_read(maskp, (unsigned long)i, chunksz);
+
+			if (!first)
+				pos = ksync__print_char(buf, size, pos, ',');
+			first = false;
+			pos = ksync__print_num(buf, size, pos, v, 16, (int)((chunksz + 3) / 4));
+			chunksz = 32;
+		}
+	}
+	pos = ksync__print_char(buf, size, pos, '\n');
+	if (!size)
+		return 0;
+	if (pos >= size)
+		pos = size - 1;
+	buf[pos] = '\0';
+	return (int)pos;
+}
+
+/** KSYNC_PAGE_SIZE - the page of ksync_bitmap_print_to_pagebuf(). */
+#define KSYNC_PAGE_SIZE 4096UL
+
+/**
+ * ksync_bitmap_print_to_pagebuf() - ksync_bitmap_print() into the rest of @buf's page.
+ * @list: as for ksync_bitmap_print()
+ * @buf: a buffer that runs at least to the end of the %KSYNC_PAGE_SIZE page
+ *	 it starts in (the kernel's contract: a sysfs page)
+ * @maskp: the bitmap
+ * @nmaskbits: its size
+ *
+ * Return: the characters written, without the NUL.
+ */
+#define ksync_bitmap_print_to_pagebuf(list, buf, maskp, nmaskbits)              \
+	ksync_bitmap_print((list), (buf),                                      \
+			   KSYNC_PAGE_SIZE - ((uintptr_t)(buf) & (KSYNC_PAGE_SIZE - 1)), \
+			   (maskp), (nmaskbits))
+
 KSYNC_EXTERN_C_END
 
 #endif /* KSYNC_BITMAP_H */

@@ -105,15 +105,66 @@ KSYNC_EXTERN_C_BEGIN
 #define ksync_container_of(ptr, type, member)                                  \
 	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
 
-/**
- * KSYNC_BUILD_BUG_ON() - fail the build when @cond, a constant expression, is true.
+/*
+ * Whether the compiler reports a call to a function declared
+ * __attribute__((__error__(msg))) that survives optimisation (gcc; clang 14
+ * and later).
  */
-#define KSYNC_BUILD_BUG_ON(cond)                                               \
-	((void)sizeof(struct { int ksync__bbo : (cond) ? -1 : 1; }))
-#ifdef __cplusplus
-#undef KSYNC_BUILD_BUG_ON
-#define KSYNC_BUILD_BUG_ON(cond) static_assert(!(cond), "KSYNC_BUILD_BUG_ON(" #cond ")")
+#if defined(__has_attribute)
+#if __has_attribute(__error__)
+#define KSYNC__HAVE_ERROR_ATTRIBUTE 1
 #endif
+#endif
+
+#define KSYNC__PASTE2(a, b) a##b
+#define KSYNC__PASTE(a, b) KSYNC__PASTE2(a, b)
+
+/**
+ * KSYNC_COMPILETIME_ASSERT() - fail the build with @msg unless @cond holds.
+ * @cond: an expression whose value the compiler knows, at the latest after
+ *	  optimisation (the kernel's compiletime_assert())
+ * @msg: a string literal, the diagnostic
+ *
+ * A call to a function declared with the error attribute, in a branch taken
+ * when @cond is false: the compiler removes the branch when it proves @cond
+ * true, and reports the call otherwise. So, as the kernel's, it accepts a
+ * constant expression at every optimisation level, and an expression that is
+ * constant only after optimisation (a local variable's known value, an inline
+ * function's constant argument, __builtin_constant_p() of either) when the
+ * translation unit is optimised (-O1 and above); at -O0 those fail. A
+ * statement, in C and C++. A compiler without the attribute fails at link time
+ * instead (an undefined reference to ksync__compiletime_assert_N).
+ */
+#ifdef KSYNC__HAVE_ERROR_ATTRIBUTE
+#define KSYNC__COMPILETIME_ERROR(msg) __attribute__((__error__(msg)))
+#else
+#define KSYNC__COMPILETIME_ERROR(msg)
+#endif
+#define KSYNC__COMPILETIME_ASSERT(cond, msg, name)                             \
+	do {                                                                   \
+		extern void name(void) KSYNC__COMPILETIME_ERROR(msg);         \
+		if (!(cond))                                                   \
+			name();                                                \
+	} while (0)
+#define KSYNC_COMPILETIME_ASSERT(cond, msg)                                    \
+	KSYNC__COMPILETIME_ASSERT(cond, msg, KSYNC__PASTE(ksync__compiletime_assert_, __COUNTER__))
+
+/**
+ * KSYNC_BUILD_BUG_ON_MSG() - fail the build with @msg when @cond is true.
+ * @cond: as for KSYNC_COMPILETIME_ASSERT()
+ * @msg: a string literal
+ */
+#define KSYNC_BUILD_BUG_ON_MSG(cond, msg) KSYNC_COMPILETIME_ASSERT(!(cond), msg)
+
+/**
+ * KSYNC_BUILD_BUG_ON() - fail the build when @cond is true.
+ * @cond: a constant expression, or (in an optimised build) an expression the
+ *	  compiler finds constant after optimisation, as the kernel's
+ *	  BUILD_BUG_ON() accepts; see KSYNC_COMPILETIME_ASSERT()
+ *
+ * A statement. For a check at file scope use static_assert().
+ */
+#define KSYNC_BUILD_BUG_ON(cond) KSYNC_BUILD_BUG_ON_MSG(cond, "BUILD_BUG_ON failed: " #cond)
 
 KSYNC_EXTERN_C_END
 

@@ -14,10 +14,14 @@
  * bit. Built as C and C++, on both atomics back-ends.
  */
 #include <ksync/linux/bitmap.h>
+#include <ksync/linux/build_bug.h>
+#include <ksync/linux/math.h>
 
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ktest.h"
@@ -637,6 +641,369 @@ KTEST(bitmap_ops_model_random)
 		}
 	}
 	KCHECK(1);
+}
+
+/* ------------------------------------------------------------------------ */
+/* bitmap_parselist()                                                       */
+
+struct parselist_case {
+	int nbits;
+	const char *str;
+	int ret;
+	const char *bits; /* the bits set, as a plain "a b c" list of numbers */
+};
+
+static const struct parselist_case parselist_cases[] = {
+	{ 8, "0", 0, "0" },
+	{ 8, "1", 0, "1" },
+	{ 32, "0-3,5,8-15:2/4", 0, "0 1 2 3 5 8 9 12 13" },
+	{ 32, "0-31:1/2", 0, "0 2 4 6 8 10 12 14 16 18 20 22 24 26 28 30" },
+	{ 32, "1-31:1/4", 0, "1 5 9 13 17 21 25 29" },
+	{ 32, "0-31:4/4", 0, "all" },
+	{ 32, "0-31:0/4", 0, "" },
+	{ 64, "  ,,  0-31:3/32  ,, 32-63:1/16  ,,  ", 0, "0 1 2 32 48" },
+	{ 10, "all", 0, "all" },
+	{ 10, "ALL:1/3", 0, "0 3 6 9" },
+	{ 10, "0-N", 0, "all" },
+	{ 10, "N", 0, "9" },
+	{ 10, "N-N,4", 0, "4 9" },
+	{ 10, "1,3\nxyz", 0, "1 3" },
+	{ 10, "1 2\t3", 0, "1 2 3" },
+	{ 10, "", 0, "" },
+	{ 10, " , \n", 0, "" },
+	{ 2048, "0-2047:128/256", 0, "range 0-2047:128/256" },
+	{ 8, "-1", -EINVAL, NULL },
+	{ 8, "-0", -EINVAL, NULL },
+	{ 8, "5-1", -EINVAL, NULL },
+	{ 8, "8-8", -ERANGE, NULL },
+	{ 8, "8", -ERANGE, NULL },
+	{ 8, "0-31", -ERANGE, NULL },
+	{ 32, "0-31:", -EINVAL, NULL },
+	{ 32, "0-31:4", -EINVAL, NULL },
+	{ 32, "0-31:0/0", -EINVAL, NULL },
+	{ 32, "0-31:1/0", -EINVAL, NULL },
+	{ 32, "0-31:10/1", -EINVAL, NULL },
+	{ 32, "4294967296", -EOVERFLOW, NULL },
+	{ 32, "0-99999999999999999999", -EOVERFLOW, NULL },
+	{ 8, "a-3", -EINVAL, NULL },
+	{ 8, "0-a1", -EINVAL, NULL },
+	{ 8, "0-3:a/1", -EINVAL, NULL },
+	{ 8, "0-\n", -EINVAL, NULL },
+	{ 8, "1;2", -EINVAL, NULL },
+	{ 8, "0x1", -EINVAL, NULL },
+};
+
+/* The expected map of a case, from its plain list. */
+static void parselist_expect(unsigned long *map, const struct parselist_case *c)
+{
+	const char *p = c->bits;
+
+	memset(map, 0, MAXW * sizeof(unsigned long));
+	if (!strcmp(p, "all")) {
+		for (int i = 0; i < c->nbits; i++)
+			__set_bit(i, map);
+		return;
+	}
+	if (!strncmp(p, "range ", 6)) { /* the one big case: by rule */
+		for (int i = 0; i < c->nbits; i++)
+			if (i % 256 < 128)
+				__set_bit(i, map);
+		return;
+	}
+	while (*p) {
+		unsigned long n = strtoul(p, (char **)&p, 10);
+
+		__set_bit(n, map);
+		while (*p == ' ')
+			p++;
+	}
+}
+
+KTEST(bitmap_parselist_cases)
+{
+	static unsigned long map[2048 / BITS_PER_LONG + 1], exp[2048 / BITS_PER_LONG + 1];
+
+	for (size_t i = 0; i < sizeof(parselist_cases) / sizeof(parselist_cases[0]); i++) {
+		const struct parselist_case *c = &parselist_cases[i];
+		int ret;
+
+		memset(map, 0xa5, sizeof(map));
+		ret = bitmap_parselist(c->str, map, c->nbits);
+		if (ret != c->ret)
+			printf("bitmap_parselist(\"%s\", %d): %d, not %d\n", c->str, c->nbits, ret, c->ret);
+		KCHECK_EQ(ret, c->ret);
+		if (c->ret)
+			continue;
+		if (c->nbits <= MAXB) {
+			parselist_expect(exp, c);
+		} else {
+			memset(exp, 0, sizeof(exp));
+			for (int b = 0; b < c->nbits; b++)
+				if (b % 256 < 128)
+					__set_bit(b, exp);
+		}
+		KCHECK(bitmap_equal(map, exp, c->nbits));
+	}
+}
+
+/* On an error, the regions before the bad one are set (the kernel parses and sets in one pass). */
+KTEST(bitmap_parselist_partial)
+{
+	unsigned long map[MAXW];
+
+	KCHECK_EQ(bitmap_parselist("0-3,5,x", map, 16), -EINVAL);
+	KCHECK_EQ(map[0] & 0xffff, 0x2f);
+	KCHECK_EQ(bitmap_parselist("0-3:1/2x", map, 16), -EINVAL);
+	KCHECK_EQ(map[0] & 0xffff, 0x5);
+	KCHECK_EQ(bitmap_parselist("1,2,20", map, 16), -ERANGE);
+	KCHECK_EQ(map[0] & 0xffff, 0x6);
+}
+
+/* Random lists against a model of the grammar: ranges with groups, in any order. */
+KTEST(bitmap_parselist_model)
+{
+	unsigned long map[MAXW];
+	bool model[MAXB];
+
+	for (int round = 0; round < 2000; round++) {
+		int nbits = 1 + (int)(rnd() % MAXB), nr = (int)(rnd() % 5), len = 0;
+		char buf[256];
+
+		memset(model, 0, sizeof(model));
+		for (int r = 0; r < nr; r++) {
+			unsigned a = (unsigned)(rnd() % (unsigned)nbits), b = a + (unsigned)(rnd() % (unsigned)(nbits - a));
+			unsigned g = 1 + (unsigned)(rnd() % 9), u = (unsigned)(rnd() % (g + 1));
+
+			switch (rnd() % 3) {
+			case 0:
+				len += snprintf(buf + len, sizeof(buf) - (size_t)len, "%s%u", r ? "," : "", a);
+				model[a] = true;
+				break;
+			case 1:
+				len += snprintf(buf + len, sizeof(buf) - (size_t)len, "%s%u-%u", r ? " , " : "", a, b);
+				for (unsigned k = a; k <= b; k++)
+					model[k] = true;
+				break;
+			default:
+				len += snprintf(buf + len, sizeof(buf) - (size_t)len, "%s%u-%u:%u/%u", r ? "," : "", a, b, u, g);
+				for (unsigned k = a; k <= b; k++)
+					if ((k - a) % g < u)
+						model[k] = true;
+				break;
+			}
+		}
+		buf[len] = 0;
+		KCHECK_EQ(bitmap_parselist(buf, map, nbits), 0);
+		for (int k = 0; k < nbits; k++)
+			if (test_bit(k, map) != model[k]) {
+				KCHECK_EQ(test_bit(k, map), model[k]);
+				printf("list \"%s\" of %d bits, bit %d\n", buf, nbits, k);
+				return;
+			}
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* bitmap_scatter(), bitmap_gather(), 8-bit clumps, __bitmap_equal()        */
+
+KTEST(bitmap_scatter_gather)
+{
+	unsigned long src[MAXW] = { 0x005a }, mask[MAXW] = { 0x1313 }, dst[MAXW], back[MAXW];
+
+	/* The kernel-doc's examples. */
+	bitmap_scatter(dst, src, mask, 16);
+	KCHECK_EQ(dst[0], 0x0302);
+	bitmap_gather(back, dst, mask, 16);
+	KCHECK_EQ(back[0], 0x001a);
+	/* Random maps: gather undoes scatter for the low weight(mask) bits. */
+	for (int round = 0; round < 500; round++) {
+		unsigned long nbits = sizes[rnd() % (sizeof(sizes) / sizeof(sizes[0]))];
+		unsigned long w;
+
+		for (unsigned long i = 0; i < MAXW; i++) {
+			src[i] = rnd();
+			mask[i] = rnd() & rnd();
+		}
+		w = bitmap_weight(mask, nbits);
+		bitmap_scatter(dst, src, mask, nbits);
+		/* Only mask bits, and the n-th of them is bit n of src. */
+		unsigned long n = 0, bit;
+		for (bit = 0; bit < nbits; bit++) {
+			if (!test_bit(bit, mask))
+				KCHECK(!test_bit(bit, dst));
+			else
+				KCHECK_EQ(test_bit(bit, dst), test_bit(n++, src));
+		}
+		KCHECK_EQ(n, w);
+		bitmap_gather(back, dst, mask, nbits);
+		for (bit = 0; bit < nbits; bit++)
+			KCHECK_EQ(test_bit(bit, back), bit < w ? test_bit(bit, src) : 0);
+	}
+}
+
+KTEST(bitmap_clump8)
+{
+	unsigned long map[MAXW], clump, start;
+
+	memset(map, 0, sizeof(map));
+	bitmap_set_value8(map, 0x81, 0);
+	bitmap_set_value8(map, 0x1ff, 16); /* only the low 8 bits are stored */
+	bitmap_set_value8(map, 0x3c, BITS_PER_LONG);
+	KCHECK_EQ(bitmap_get_value8(map, 0), 0x81);
+	KCHECK_EQ(bitmap_get_value8(map, 8), 0);
+	KCHECK_EQ(bitmap_get_value8(map, 16), 0xff);
+	KCHECK_EQ(bitmap_get_value8(map, 24), 0);
+	KCHECK_EQ(bitmap_get_value8(map, BITS_PER_LONG), 0x3c);
+	/* Random maps against a byte-by-byte model, the last clump cut at size. */
+	for (int round = 0; round < 500; round++) {
+		unsigned long size = 1 + rnd() % MAXB, expect = 0, seen = 0;
+
+		for (unsigned long i = 0; i < MAXW; i++)
+			map[i] = rnd() & rnd() & rnd() & (rnd() % 3 ? 0 : ~0UL);
+		for_each_set_clump8(start, clump, map, size) {
+			unsigned long v = 0;
+
+			KCHECK_EQ(start % 8, 0);
+			for (unsigned long k = 0; k < 8 && start + k < size; k++)
+				v |= (unsigned long)test_bit(start + k, map) << k;
+			KCHECK(v != 0);
+			KCHECK_EQ(clump, v);
+			seen++;
+		}
+		for (unsigned long b = 0; b < size; b += 8) {
+			bool any = false;
+
+			for (unsigned long k = b; k < b + 8 && k < size; k++)
+				any |= test_bit(k, map);
+			expect += any;
+		}
+		KCHECK_EQ(seen, expect);
+	}
+}
+
+KTEST(bitmap___bitmap_equal)
+{
+	unsigned long a[MAXW], b[MAXW];
+
+	for (int round = 0; round < 200; round++) {
+		unsigned long nbits = sizes[rnd() % (sizeof(sizes) / sizeof(sizes[0]))];
+		unsigned long bit = rnd() % nbits;
+
+		for (unsigned long i = 0; i < MAXW; i++)
+			a[i] = b[i] = rnd();
+		KCHECK(__bitmap_equal(a, b, nbits));
+		/* Past nbits nothing counts... */
+		if (nbits % BITS_PER_LONG) {
+			__change_bit(nbits, b);
+			KCHECK(__bitmap_equal(a, b, nbits));
+		}
+		/* ...below it every bit does. */
+		__change_bit(bit, b);
+		KCHECK(!__bitmap_equal(a, b, nbits));
+		KCHECK_EQ(__bitmap_equal(a, b, nbits), bitmap_equal(a, b, nbits));
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* bitmap_parse(), bitmap_print_to_pagebuf()                                */
+
+KTEST(bitmap_parse_cases)
+{
+	unsigned long map[MAXW];
+
+	KCHECK_EQ(bitmap_parse("1ff,ffffffff", 100, map, 64), 0);
+	KCHECK_EQ(map[0] & 0xffffffffUL, 0xffffffffUL);
+	KCHECK_EQ(bitmap_read(map, 32, 32), 0x1ff);
+	KCHECK_EQ(bitmap_parse("  5 ,\n", 100, map, 40), 0); /* separators around, a newline ends */
+	KCHECK_EQ(bitmap_read(map, 0, 40), 5);
+	KCHECK_EQ(bitmap_parse("dead,beef", 4, map, 64), 0); /* buflen ends the string: "dead" */
+	KCHECK_EQ(bitmap_read(map, 0, 64), 0xdead);
+	KCHECK_EQ(bitmap_parse("", 10, map, 64), 0);
+	KCHECK(bitmap_empty(map, 64));
+	KCHECK_EQ(bitmap_parse("0,0,1", 100, map, 64), -EOVERFLOW); /* three words, two fit */
+	KCHECK_EQ(bitmap_parse("123456789", 100, map, 64), -EOVERFLOW); /* nine digits */
+	KCHECK_EQ(bitmap_parse("100", 100, map, 8), -EOVERFLOW); /* bit 8 of 8 bits */
+	KCHECK_EQ(bitmap_parse("ff", 100, map, 8), 0);
+	KCHECK_EQ(bitmap_parse("fg", 100, map, 8), -EINVAL);
+	KCHECK_EQ(bitmap_parse("-1", 100, map, 8), -EINVAL);
+}
+
+KTEST(bitmap_print_cases)
+{
+	unsigned long map[MAXW] = { 0 };
+	char buf[64];
+
+	bitmap_set(map, 0, 4);
+	__set_bit(5, map);
+	bitmap_set(map, 8, 8);
+	__set_bit(39, map);
+	KCHECK_EQ(ksync_bitmap_print(true, buf, sizeof(buf), map, 40), 14);
+	KCHECK(!strcmp(buf, "0-3,5,8-15,39\n"));
+	/* 40 bits: a first word of 8 bits, two digits wide; 37: 5 bits, two digits too. */
+	KCHECK_EQ(ksync_bitmap_print(false, buf, sizeof(buf), map, 40), 12);
+	KCHECK(!strcmp(buf, "80,0000ff2f\n"));
+	KCHECK_EQ(ksync_bitmap_print(false, buf, sizeof(buf), map, 37), 12);
+	KCHECK(!strcmp(buf, "00,0000ff2f\n"));
+	/* Cut to the buffer, as scnprintf. */
+	KCHECK_EQ(ksync_bitmap_print(true, buf, 5, map, 40), 4);
+	KCHECK(!strcmp(buf, "0-3,"));
+	bitmap_zero(map, 40);
+	KCHECK_EQ(ksync_bitmap_print(true, buf, sizeof(buf), map, 40), 1);
+	KCHECK(!strcmp(buf, "\n"));
+}
+
+/* What the printers write, the parsers read back. */
+KTEST(bitmap_print_parse_round_trip)
+{
+	static char page[2 * 4096];
+	char *buf = (char *)(((uintptr_t)page + 4095) & ~(uintptr_t)4095);
+	unsigned long map[MAXW], back[MAXW];
+
+	for (int round = 0; round < 500; round++) {
+		unsigned long nbits = 1 + rnd() % MAXB;
+		int n;
+
+		for (unsigned long i = 0; i < MAXW; i++)
+			map[i] = rnd() & (rnd() % 2 ? rnd() : ~0UL);
+		bitmap_clear(map, nbits, MAXW * BITS_PER_LONG - nbits);
+		n = bitmap_print_to_pagebuf(true, buf, map, (int)nbits);
+		KCHECK_EQ((size_t)n, strlen(buf));
+		KCHECK_EQ(bitmap_parselist(buf, back, (int)nbits), 0);
+		KCHECK(bitmap_equal(map, back, nbits));
+		n = bitmap_print_to_pagebuf(false, buf, map, (int)nbits);
+		KCHECK_EQ((size_t)n, strlen(buf));
+		KCHECK_EQ(bitmap_parse(buf, (unsigned)n, back, (int)nbits), 0);
+		KCHECK(bitmap_equal(map, back, nbits));
+	}
+	/* The page's end bounds the text. */
+	bitmap_fill(map, MAXB);
+	KCHECK_EQ(bitmap_print_to_pagebuf(false, buf + 4096 - 8, map, MAXB), 7);
+}
+
+/* ------------------------------------------------------------------------ */
+/* BUILD_BUG_ON() as the kernel's tests use it                              */
+
+#define EXP2_IN_BITS (sizeof(unsigned long) * 8 * 2)
+
+KTEST(build_bug_on_constants_after_optimisation)
+{
+	unsigned int nbits = 64;
+	unsigned long nlongs = DIV_ROUND_UP(nbits, BITS_PER_LONG);
+
+	/* Constant expressions, at every optimisation level. */
+	BUILD_BUG_ON(sizeof(unsigned long) * 8 != BITS_PER_LONG);
+	BUILD_BUG_ON_MSG(BITS_TO_LONGS(65) != 65 / BITS_PER_LONG + 1, "BITS_TO_LONGS");
+#ifdef __OPTIMIZE__
+	/*
+	 * A local variable's known value: what the kernel's bitmap tests write
+	 * (a bit-field width or static_assert() refuses it; the kernel's
+	 * __compiletime_assert() leaves it to the optimiser).
+	 */
+	BUILD_BUG_ON(EXP2_IN_BITS < nbits * 2);
+	BUILD_BUG_ON(!__builtin_constant_p(nbits * 2));
+	BUILD_BUG_ON(nlongs != 64 / BITS_PER_LONG);
+#endif
+	KCHECK_EQ(nlongs, 64 / BITS_PER_LONG);
 }
 
 int main(int argc, char **argv)

@@ -167,6 +167,28 @@ check "kernel-spelling program runs" "$work/kernel_spellings"
 printf '#include <ksync/compiler.h>\nint main(void) { KSYNC_BUILD_BUG_ON(sizeof(int) > 0); return 0; }\n' >"$work/bbo.c"
 check "KSYNC_BUILD_BUG_ON(true) fails to compile" \
 	bash -c "! cc -std=c11 -I'$inc' -c '$work/bbo.c' -o '$work/bbo.o'"
+#    As the kernel's, it takes what is constant only after optimisation (a
+#    local variable's known value) and still refuses it when it is true;
+#    C and C++, every compiler at hand.
+printf '#include <ksync/compiler.h>\nint main(void) { unsigned n = 64; KSYNC_BUILD_BUG_ON(n * 2 > 128); KSYNC_BUILD_BUG_ON(!__builtin_constant_p(n * 2)); KSYNC_BUILD_BUG_ON_MSG(n != 64, "n"); return 0; }\n' >"$work/bbo_opt.c"
+printf '#include <ksync/compiler.h>\nint main(void) { unsigned n = 64; KSYNC_BUILD_BUG_ON(n > 8); return 0; }\n' >"$work/bbo_opt_bad.c"
+cp "$work/bbo_opt.c" "$work/bbo_opt.cc"
+cp "$work/bbo_opt_bad.c" "$work/bbo_opt_bad.cc"
+cp "$work/bbo.c" "$work/bbo.cc"
+for c in "${compilers[@]}"; do
+	check "KSYNC_BUILD_BUG_ON of a constant after optimisation compiles at -O2 ($c)" \
+		$c -std=c11 -O2 -Wall -Wextra -Werror -I"$inc" -c "$work/bbo_opt.c" -o "$work/bbo_opt.o"
+	check "KSYNC_BUILD_BUG_ON of a true constant after optimisation fails at -O2 ($c)" \
+		bash -c "! $c -std=c11 -O2 -I'$inc' -c '$work/bbo_opt_bad.c' -o '$work/bbo_opt_bad.o' 2>/dev/null"
+done
+for c in "${cxxs[@]}"; do
+	check "KSYNC_BUILD_BUG_ON of a constant after optimisation compiles at -O2 as C++ ($c)" \
+		$c -std=c++17 -O2 -Wall -Wextra -Werror -I"$inc" -c "$work/bbo_opt.cc" -o "$work/bbo_opt.o"
+	check "KSYNC_BUILD_BUG_ON of a true constant after optimisation fails at -O2 as C++ ($c)" \
+		bash -c "! $c -std=c++17 -O2 -I'$inc' -c '$work/bbo_opt_bad.cc' -o '$work/bbo_opt_bad.o' 2>/dev/null"
+	check "KSYNC_BUILD_BUG_ON(true) fails to compile as C++ ($c)" \
+		bash -c "! $c -std=c++17 -I'$inc' -c '$work/bbo.cc' -o '$work/bbo.o' 2>/dev/null"
+done
 
 # 5. Every kernel-spelling macro of the foundation, instantiated as C++17
 #    (header compilation alone does not expand macros), both back-ends.

@@ -3,7 +3,10 @@
  * <ksync/linux/bitmap.h> - the kernel's <linux/bitmap.h> spellings on ksync.
  * whole-bitmap operations, ranges (bitmap_set(), bitmap_clear()), aligned
  * regions, bitmap_cut(), bitmap_read()/bitmap_write(), the conversions from
- * and to u32/u64 arrays; the searches through <linux/find.h>.
+ * and to u32/u64 arrays, bitmap_gather()/bitmap_scatter(), the 8-bit
+ * clumps (bitmap_get_value8(), for_each_set_clump8()), __bitmap_equal(),
+ * bitmap_parselist(), bitmap_parse(), bitmap_print_to_pagebuf(); the
+ * searches through <linux/find.h>.
  * Includable alone; with -I<prefix>/include/ksync on the compiler's path a
  * port keeps its own `#include <linux/bitmap.h>` line (see docs/porting.md).
  */
@@ -44,5 +47,17 @@
 #define bitmap_write ksync_bitmap_write
 #define bitmap_zalloc(nbits, gfp) ksync_bitmap_zalloc(nbits)
 #define bitmap_free ksync_bitmap_free
+#define __bitmap_equal ksync_bitmap_equal
+#define bitmap_get_value8(map, start) ksync_bitmap_get_value8(map, start)
+#define bitmap_set_value8(map, value, start) ksync_bitmap_set_value8(map, value, start)
+#define find_next_clump8(clump, addr, size, offset) ksync_find_next_clump8(clump, addr, size, offset)
+#define find_first_clump8(clump, bits, size) ksync_find_next_clump8(clump, bits, size, 0)
+#define for_each_set_clump8(start, clump, bits, size) ksync_for_each_set_clump8(start, clump, bits, size)
+#define bitmap_scatter ksync_bitmap_scatter
+#define bitmap_gather ksync_bitmap_gather
+#define bitmap_parselist ksync_bitmap_parselist
+#define bitmap_parse ksync_bitmap_parse
+#define bitmap_print_to_pagebuf(list, buf, maskp, nmaskbits)                   \
+	ksync_bitmap_print_to_pagebuf(list, buf, maskp, nmaskbits)
 
 #endif /* KSYNC_LINUX_BITMAP_H */

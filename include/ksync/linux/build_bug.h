@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * <ksync/linux/build_bug.h> - the kernel's <linux/build_bug.h> spellings on ksync.
- * BUILD_BUG_ON().
+ * BUILD_BUG_ON(), BUILD_BUG_ON_MSG().
  * Includable alone; with -I<prefix>/include/ksync on the compiler's path a
  * port keeps its own `#include <linux/build_bug.h>` line (see docs/porting.md).
  */
@@ -11,5 +11,6 @@
 #include <ksync/compiler.h>
 
 #define BUILD_BUG_ON(cond) KSYNC_BUILD_BUG_ON(cond)
+#define BUILD_BUG_ON_MSG(cond, msg) KSYNC_BUILD_BUG_ON_MSG(cond, msg)
 
 #endif /* KSYNC_LINUX_BUILD_BUG_H */
