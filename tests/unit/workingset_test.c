@@ -180,6 +180,7 @@ KTEST(tokens_across_offline_and_reparent)
 	unsigned long t = ksync_workingset_eviction(f.ws, c, 0);
 	for (int i = 0; i < 3; i++)
 		ksync_workingset_eviction(f.ws, c, 0);
+	ksync_memgroup_get(c); /* kept in memory past its offline, for the eviction below */
 	KCHECK_EQ(ksync_shrinker_group_destroy(c), 0); /* c's items and statistics go to p */
 	for (int i = 0; i < 4; i++)
 		ksync_workingset_eviction(f.ws, p, 0);
@@ -189,8 +190,9 @@ KTEST(tokens_across_offline_and_reparent)
 	KCHECK_EQ(in.group_id, ksync_memgroup_id(p));
 	KCHECK_EQ(in.distance, 4 + 4); /* c's 4 ticks after the token, p's 4 since the offline */
 	KCHECK_EQ(in.workingset_size, 70);
-	/* An eviction aimed at the gone group ticks its heir. */
+	/* An eviction aimed at the offline group (still referenced) ticks its heir. */
 	unsigned long t2 = ksync_workingset_eviction(f.ws, c, 0);
+	ksync_memgroup_put(c);
 	KCHECK(ksync_workingset_refault(f.ws, t2, &in));
 	KCHECK_EQ(in.translated, 0);
 	KCHECK_EQ(in.group_id, ksync_memgroup_id(p));
