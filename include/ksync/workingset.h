@@ -194,8 +194,9 @@ struct ksync_workingset_refault_info {
  * distance is within the workingset size, the judging clock is aged as an
  * activation would, and the caller should add the item active
  * (ksync_lru_add(..., true)). Return: true for a workingset refault; false
- * otherwise, and for a malformed token (0, tag bit clear, node out of
- * range: reported).
+ * otherwise, for a malformed token (0, tag bit clear, node out of range:
+ * reported), and for a well-formed token naming no group this workingset
+ * ever had (another workingset's: not reported, nothing counted).
  */
 bool ksync__workingset_refault(const char *file, int line, struct ksync_workingset *ws, unsigned long token,
 			       struct ksync_workingset_refault_info *info);
