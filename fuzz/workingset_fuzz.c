@@ -19,8 +19,8 @@
  * and clock. Checked: every token's fields and clock; every refault's
  * distance, judging group, translations, workingset size (the judging
  * group's items) and decision; a take returns the stored token, or 0 only
- * after a shrinker walk could have taken its node; per online group the
- * shadow nodes on its list (its LRU statistic minus its items) never
+ * after a shrinker walk could have taken its node; after every operation,
+ * per online group and node, the shadow nodes on its list (its LRU statistic minus its items) never
  * negative, the budget ksync_workingset_shadow_budget() equal to (items +
  * nodes) >> 3 and the shrinker's count equal to the nodes beyond it (the
  * kernel's count_shadow_nodes()); at the end every item and shadow gone,
@@ -357,12 +357,17 @@ static void run(struct input *in)
 				M.shadow[k].maybe_gone = 1;
 			break;
 		}
-		case 9:
-			check_budgets();
+		case 9: /* a group walk on each online group's own budget */
+			for (int g = 0; g < NSLOTS; g++)
+				if (M.G[g].online)
+					ksync_shrink_slab(M.reg, nid, M.G[g].g, 0);
+			for (int k = 0; k < NKEYS; k++)
+				M.shadow[k].maybe_gone = 1;
 			break;
 		}
 		if (trace)
 			fprintf(stderr, "op %u a %u b %u\n", op, a, b);
+		check_budgets(); /* after every operation: the budget is the spec of count_objects */
 	}
 }
 
