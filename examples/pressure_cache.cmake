@@ -8,6 +8,8 @@ ksync_add_executable(pressure_cache
           ${CMAKE_CURRENT_LIST_DIR}/pressure_cache/child.c
           ${CMAKE_CURRENT_LIST_DIR}/pressure_cache/cgroup.c
           ${CMAKE_CURRENT_LIST_DIR}/pressure_cache/reactor.c
+          ${CMAKE_CURRENT_LIST_DIR}/pressure_cache/workload.c
+          ${CMAKE_CURRENT_LIST_DIR}/pressure_cache/workingset.c
   LIBS ksync::pressure ksync::list_lru ksync::shrinker ksync::memgroup Threads::Threads m)
 set_target_properties(pressure_cache PROPERTIES
   RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}
