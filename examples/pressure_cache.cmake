@@ -11,6 +11,11 @@ ksync_add_executable(pressure_cache
           ${CMAKE_CURRENT_LIST_DIR}/pressure_cache/workload.c
           ${CMAKE_CURRENT_LIST_DIR}/pressure_cache/workingset.c
   LIBS ksync::pressure ksync::list_lru ksync::shrinker ksync::memgroup Threads::Threads m)
+if(TARGET ksync::workingset)
+  # the workingset study's cache (workingset.c); without it the study says so
+  target_link_libraries(pressure_cache PRIVATE ksync::workingset)
+  target_compile_definitions(pressure_cache PRIVATE PC_HAVE_WORKINGSET=1)
+endif()
 set_target_properties(pressure_cache PROPERTIES
   RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}
   C_EXTENSIONS ON)

@@ -37,6 +37,176 @@ const char *const pc_ws_flavour_name[PC_WS_NR_FLAVOURS] = { "classic", "mglru" }
 /* ------------------------------------------------------------------------ */
 /* The cache on the library's LRU flavours                                  */
 
+#ifdef PC_HAVE_WORKINGSET
+#include <ksync/hashtable.h>
+#include <ksync/shrinker.h>
+#include <ksync/workingset.h>
+
+/*
+ * The cache: a hash table of entries on a ksync_lru of the flavour asked
+ * for, in one memory group of a registry of its own. A miss takes the key's
+ * shadow (if shadows are on); a workingset refault adds the entry active.
+ * Making room evicts one entry (the LRU's order), whose token is stored as
+ * the key's shadow (if shadows are on). Shadows are keyed by the key's
+ * index in the stream's key space (workload.c: key = index * 2654435761),
+ * so neighbouring indices share a shadow node as a file's neighbouring
+ * pages share an xarray node in the kernel.
+ */
+struct ws_entry {
+	struct ksync_hlist_node hnode;
+	struct ksync_lru_item lru;
+	uint32_t key;
+};
+
+#define WS_HASH_BITS 16
+
+struct ws_cache {
+	KSYNC_DECLARE_HASHTABLE(table, WS_HASH_BITS);
+	struct ksync_shrinker_registry *reg;
+	struct ksync_memgroup *group;
+	struct ksync_workingset *ws;
+	struct ksync_lru *lru;
+	uint64_t capacity, size;
+	bool shadows;
+	uint32_t inv;          /* the inverse of the key multiplier, mod 2^32 */
+};
+
+static uint32_t ws_index(const struct ws_cache *c, uint32_t key)
+{
+	return key * c->inv;
+}
+
+static struct ws_entry *ws_lookup(struct ws_cache *c, uint32_t key)
+{
+	struct ws_entry *e;
+
+	ksync_hash_for_each_possible(c->table, e, hnode, key)
+		if (e->key == key)
+			return e;
+	return NULL;
+}
+
+static void ws_evicted(struct ksync_lru_item *item, unsigned long token, void *arg)
+{
+	struct ws_cache *c = arg;
+	struct ws_entry *e = ksync_container_of(item, struct ws_entry, lru);
+
+	ksync_hash_del(&e->hnode);
+	c->size--;
+	if (c->shadows && token)
+		ksync_workingset_shadow_store(c->ws, ws_index(c, e->key), token);
+	free(e);
+}
+
+static void ws_cache_destroy(struct ws_cache *c)
+{
+	if (!c)
+		return;
+	if (c->lru) {
+		while (c->size && ksync_lru_evict(c->lru, c->group, 0, 1024, ws_evicted, c))
+			;
+	}
+	if (c->group)
+		ksync_shrinker_group_destroy(c->group);
+	if (c->lru)
+		ksync_lru_destroy(c->lru);
+	if (c->ws)
+		ksync_workingset_destroy(c->ws);
+	if (c->reg)
+		ksync_shrinker_registry_destroy(c->reg);
+	free(c);
+}
+
+static int ws_cache_create(enum pc_ws_flavour fl, bool shadows, uint64_t capacity, struct ws_cache **out)
+{
+	struct ws_cache *c = calloc(1, sizeof(*c));
+
+	*out = NULL;
+	if (!c)
+		return -ENOMEM;
+	ksync_hash_init(c->table);
+	c->capacity = capacity ? capacity : 1;
+	c->shadows = shadows;
+	c->inv = 2654435761u;
+	for (int i = 0; i < 5; i++)   /* Newton: x *= 2 - a x, doubling the correct bits */
+		c->inv *= 2u - 2654435761u * c->inv;
+	c->reg = ksync_shrinker_registry_create(1);
+	c->group = c->reg ? ksync_shrinker_group_create(c->reg, NULL) : NULL;
+	c->ws = c->group ? ksync_workingset_create(c->reg, 0) : NULL;
+	c->lru = c->ws ? ksync_lru_create(c->ws, fl == PC_WS_MGLRU ? KSYNC_MGLRU : KSYNC_LRU_CLASSIC) : NULL;
+	if (!c->lru) {
+		ws_cache_destroy(c);
+		return -ENOMEM;
+	}
+	*out = c;
+	return 0;
+}
+
+static void ws_sample(struct ws_cache *c, struct pc_ws_run *r)
+{
+	struct ksync_workingset_stats st;
+
+	ksync_workingset_stats(c->ws, &st);
+	if (st.shadow_nodes > r->shadow_nodes_peak)
+		r->shadow_nodes_peak = st.shadow_nodes;
+	r->shadow_nodes_end = st.shadow_nodes;
+	r->shadow_nodes_freed = st.nodes_reclaimed;
+	r->refaults = st.refaults;
+	r->activations = st.refaults_workingset;
+	r->shadow_node_bytes = KSYNC_WORKINGSET_NODE_SLOTS * sizeof(unsigned long);
+}
+
+static bool ws_cache_get(struct ws_cache *c, uint32_t key, struct pc_ws_run *r)
+{
+	struct ws_entry *e = ws_lookup(c, key);
+	bool active = false;
+
+	if (e) {
+		ksync_lru_mark_accessed(c->lru, &e->lru);
+		return true;
+	}
+	if (c->shadows) {
+		unsigned long token = ksync_workingset_shadow_take(c->ws, ws_index(c, key));
+
+		active = token && ksync_workingset_refault(c->ws, token, NULL);
+	}
+	if (c->size >= c->capacity)
+		ksync_lru_evict(c->lru, c->group, 0, c->size - c->capacity + 1, ws_evicted, c);
+	e = malloc(sizeof(*e));
+	if (!e)
+		return false;
+	e->key = key;
+	ksync_lru_item_init(&e->lru);
+	ksync_hash_add(c->table, &e->hnode, key);
+	ksync_lru_add(c->lru, &e->lru, c->group, 0, active);
+	c->size++;
+	(void)r;
+	return false;
+}
+
+/* A reclaim round on the cache's group at the most pressure: the shadow shrinker trims to its budget. */
+static void ws_cache_pressure(struct ws_cache *c, struct pc_ws_run *r)
+{
+	unsigned long budget;
+
+	ws_sample(c, r);   /* the peak is before the round */
+	ksync_shrink_slab(c->reg, 0, c->group, 0);
+	r->pressure_rounds++;
+	budget = ksync_workingset_shadow_budget(c->ws, c->group, 0);
+	if (budget > r->shadow_budget_max)
+		r->shadow_budget_max = budget;
+	if (budget < r->shadow_budget_min)
+		r->shadow_budget_min = budget;
+	ws_sample(c, r);
+	if (r->shadow_nodes_end > budget)
+		r->over_budget_rounds++;
+}
+
+static void ws_cache_finish(struct ws_cache *c, struct pc_ws_run *r)
+{
+	ws_sample(c, r);
+}
+#else /* !PC_HAVE_WORKINGSET */
 struct ws_cache;
 
 static int ws_cache_create(enum pc_ws_flavour fl, bool shadows, uint64_t capacity, struct ws_cache **out)
@@ -45,7 +215,7 @@ static int ws_cache_create(enum pc_ws_flavour fl, bool shadows, uint64_t capacit
 	(void)shadows;
 	(void)capacity;
 	*out = NULL;
-	return -ENOSYS;   /* <ksync/workingset.h> has not landed yet */
+	return -ENOSYS;   /* ksync::workingset is not built */
 }
 
 static bool ws_cache_get(struct ws_cache *c, uint32_t key, struct pc_ws_run *r)
@@ -62,10 +232,17 @@ static void ws_cache_pressure(struct ws_cache *c, struct pc_ws_run *r)
 	(void)r;
 }
 
+static void ws_cache_finish(struct ws_cache *c, struct pc_ws_run *r)
+{
+	(void)c;
+	(void)r;
+}
+
 static void ws_cache_destroy(struct ws_cache *c)
 {
 	(void)c;
 }
+#endif /* PC_HAVE_WORKINGSET */
 
 /* ------------------------------------------------------------------------ */
 /* The study                                                                */
@@ -98,6 +275,7 @@ static int ws_one(const struct pc_params *p, const struct pc_ws_study *st, enum 
 			ws_cache_pressure(c, r);
 	}
 	r->seconds = (double)(pc_now_ns() - t0) / 1e9;
+	ws_cache_finish(c, r);
 	if (r->shadow_budget_min == UINT64_MAX)
 		r->shadow_budget_min = 0;
 	ws_cache_destroy(c);
