@@ -28,4 +28,15 @@ if(KSYNC_BUILD_TESTS)
             -DOUT=${CMAKE_CURRENT_BINARY_DIR}/pressure_cache_example.json
             -P ${CMAKE_CURRENT_LIST_DIR}/pressure_cache/check_json.cmake
     LABELS quick TIMEOUT 120)
+  if(TARGET ksync::workingset)
+    # The workingset study at a small fixed capacity (no root needed):
+    # pressure_cache/check_workingset.cmake checks the per-flavour keys, that
+    # shadows raise the hot hit rate (a seeded single-threaded run: the
+    # same figures every time) and the shadow nodes against their budget.
+    ksync_add_command_test(pressure_cache_example_workingset
+      COMMAND ${CMAKE_COMMAND} -DDEMO=$<TARGET_FILE:pressure_cache>
+              -DOUT=${CMAKE_CURRENT_BINARY_DIR}/pressure_cache_example_workingset.json
+              -P ${CMAKE_CURRENT_LIST_DIR}/pressure_cache/check_workingset.cmake
+      LABELS quick TIMEOUT 120)
+  endif()
 endif()
