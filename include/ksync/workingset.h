@@ -317,12 +317,14 @@ enum ksync_lru_flavour {
  * struct ksync_lru_item - what a cached item embeds to be on a &struct ksync_lru.
  *
  * Fields are the LRU's (written under its lock; @referenced by
- * ksync_lru_mark_accessed() without it). Initialise with
+ * ksync_lru_mark_accessed() without it; @token holds an evicted item's
+ * token from the eviction to its callback). Initialise with
  * ksync_lru_item_init(); do not write.
  */
 struct ksync_lru_item {
 	struct ksync_list_head link;
 	struct ksync_memgroup *group;
+	unsigned long token;
 	int nid;
 	int list;
 	bool on_lru;
@@ -334,6 +336,7 @@ static inline void ksync_lru_item_init(struct ksync_lru_item *item)
 {
 	ksync_init_list_head(&item->link);
 	item->group = NULL;
+	item->token = 0;
 	item->nid = 0;
 	item->list = 0;
 	item->on_lru = false;
