@@ -569,7 +569,7 @@ static uint64_t serve(const struct pc_params *p, struct pc_shared *sh, struct zi
 	bool hot = false;
 
 	if (p->workload == PC_WL_SCAN)
-		pc_scan_init(&scan, p->hot_keys, p->hot_len, p->scan_len, p->seed);
+		pc_scan_init(&scan, p->hot_keys, p->hot_len, p->scan_len, p->hot_cyclic, p->seed);
 	for (;; ops++) {
 		uint32_t key;
 		struct entry *e;

@@ -73,6 +73,7 @@ struct options {
 	bool force_budget;
 	double hot_frac, hot_len_x, scan_len_x;   /* scan workload: 0 = the default */
 	bool workingset;                          /* the workingset study instead of the variants */
+	bool uniform;                             /* scan workload: uniform hot draws */
 	uint64_t ws_requests;                     /* the study: requests per run */
 };
 
@@ -129,9 +130,10 @@ static void usage(FILE *f)
 		"  --monitor MODE     ksync's monitor: loop (in the serving loop, default) or thread\n"
 		"  --timeline S       the timeline's step (default 1 s)\n"
 		"  --workload W       zipf (default) or scan: hot phases over a hot set, then one-pass scans\n"
-		"  --hot-frac F       scan: the hot set, a fraction of the limit (default 0.5; study 0.6)\n"
-		"  --hot-len X        scan: requests per hot phase, X times the hot set (default 4)\n"
-		"  --scan-len X       scan: keys per scan, X times the limit (default 1.5)\n"
+		"  --hot-frac F       scan: the hot set, a fraction of the limit in values (default 0.6)\n"
+		"  --hot-len X        scan: requests per hot phase, X times the hot set (default 1)\n"
+		"  --hot-order O      scan: cyclic (a pass over the hot set in order, default) or uniform\n"
+		"  --scan-len X       scan: keys per scan, X times the limit in values (default 0.5)\n"
 		"  --workingset       the workingset study instead of the variants: per LRU flavour\n"
 		"                     (classic, mglru), the cache with and without shadow entries on\n"
 		"                     the scan workload, a fixed capacity of the limit, the shadow\n"
@@ -154,6 +156,7 @@ static int parse(int argc, char **argv, struct options *o)
 		{ "budget", no_argument, NULL, 'B' },          { "monitor", required_argument, NULL, 'M' },          { "timeline", required_argument, NULL, 'T' },
 		{ "workload", required_argument, NULL, 'W' },  { "hot-frac", required_argument, NULL, 'a' },
 		{ "hot-len", required_argument, NULL, 'c' },   { "scan-len", required_argument, NULL, 'd' },
+		{ "hot-order", required_argument, NULL, 'O' },
 		{ "workingset", no_argument, NULL, 'G' },      { "ws-requests", required_argument, NULL, 'r' },          { "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -236,6 +239,13 @@ static int parse(int argc, char **argv, struct options *o)
 		case 'a': o->hot_frac = atof(optarg); break;
 		case 'c': o->hot_len_x = atof(optarg); break;
 		case 'd': o->scan_len_x = atof(optarg); break;
+		case 'O':
+			if (strcmp(optarg, "cyclic") && strcmp(optarg, "uniform")) {
+				fprintf(stderr, "pressure_cache: --hot-order cyclic|uniform\n");
+				return -1;
+			}
+			o->uniform = strcmp(optarg, "uniform") == 0;
+			break;
 		case 'G': o->workingset = true; break;
 		case 'r': o->ws_requests = strtoull(optarg, NULL, 0); break;
 		case 'h': usage(stdout); exit(0);
@@ -262,11 +272,12 @@ static int parse(int argc, char **argv, struct options *o)
 	if (o->workingset)
 		o->base.workload = PC_WL_SCAN;
 	if (!o->hot_frac)
-		o->hot_frac = o->workingset ? 0.6 : 0.5;
+		o->hot_frac = 0.6;
 	if (!o->hot_len_x)
-		o->hot_len_x = 4;
+		o->hot_len_x = 1;
 	if (!o->scan_len_x)
-		o->scan_len_x = 1.5;
+		o->scan_len_x = 0.5;
+	o->base.hot_cyclic = !o->uniform;
 	if (!o->ws_requests)
 		o->ws_requests = 2000000;
 	if (o->hot_frac <= 0 || o->hot_frac > 4 || o->hot_len_x <= 0 || o->scan_len_x < 0) {
@@ -562,8 +573,8 @@ static int write_json(const char *path, const struct options *o, int cgv, const 
 		(unsigned long long)(o->high_mib * MIB), (unsigned long long)(o->low_mib * MIB),
 		sysconf(_SC_NPROCESSORS_ONLN));
 	if (o->base.workload == PC_WL_SCAN)
-		fprintf(f, "  \"workload\": {\"name\": \"scan\", \"hot_keys\": %u, \"hot_len\": %llu, \"scan_len\": %llu},\n",
-			o->base.hot_keys, (unsigned long long)o->base.hot_len, (unsigned long long)o->base.scan_len);
+		fprintf(f, "  \"workload\": {\"name\": \"scan\", \"hot_order\": \"%s\", \"hot_keys\": %u, \"hot_len\": %llu, \"scan_len\": %llu},\n",
+			o->base.hot_cyclic ? "cyclic" : "uniform", o->base.hot_keys, (unsigned long long)o->base.hot_len, (unsigned long long)o->base.scan_len);
 	if (ws)
 		pc_ws_write_json(f, ws);
 	fprintf(f, "  \"variants\": {");
@@ -672,9 +683,10 @@ int main(int argc, char **argv)
 		static struct pc_ws_study st;
 		uint64_t cap = o.base.limit_bytes / o.base.value_bytes;
 
-		printf("pressure_cache --workingset: capacity %llu values (%.0f MiB of %zu KiB), hot set %u keys, "
+		printf("pressure_cache --workingset: capacity %llu values (%.0f MiB of %zu KiB), hot set %u keys (%s), "
 		       "hot phases of %llu requests, scans of %llu keys, seed %llu\n",
 		       (unsigned long long)cap, o.limit_mib, o.base.value_bytes / KIB, o.base.hot_keys,
+		       o.base.hot_cyclic ? "a pass in order" : "uniform draws",
 		       (unsigned long long)o.base.hot_len, (unsigned long long)o.base.scan_len,
 		       (unsigned long long)o.base.seed);
 		fflush(stdout);

@@ -79,6 +79,7 @@ struct pc_params {
 	uint32_t hot_keys;         /* scan: the hot set, in keys */
 	uint64_t hot_len;          /* scan: requests per hot phase */
 	uint64_t scan_len;         /* scan: keys per one-pass scan */
+	bool hot_cyclic;           /* scan: the hot phase a pass in order (else uniform draws) */
 };
 
 /* Event -> first scan_objects latencies kept (the first ones, exactly). */
@@ -107,10 +108,12 @@ struct pc_scan {
 	uint64_t rng;
 	uint32_t hot_keys;
 	uint64_t hot_len, scan_len;
-	uint64_t pos, scanned;
+	uint64_t pos, scanned, hot_pos;
+	bool cyclic;
 };
 
-void pc_scan_init(struct pc_scan *s, uint32_t hot_keys, uint64_t hot_len, uint64_t scan_len, uint64_t seed);
+void pc_scan_init(struct pc_scan *s, uint32_t hot_keys, uint64_t hot_len, uint64_t scan_len, bool cyclic,
+		  uint64_t seed);
 uint32_t pc_scan_next(struct pc_scan *s, bool *hot);
 
 /* workingset.c: the workingset study (--workingset). */

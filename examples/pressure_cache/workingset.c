@@ -260,7 +260,7 @@ static int ws_one(const struct pc_params *p, const struct pc_ws_study *st, enum 
 	err = ws_cache_create(fl, shadows, st->capacity_values, &c);
 	if (err)
 		return err;
-	pc_scan_init(&scan, p->hot_keys, p->hot_len, p->scan_len, p->seed);
+	pc_scan_init(&scan, p->hot_keys, p->hot_len, p->scan_len, p->hot_cyclic, p->seed);
 	t0 = pc_now_ns();
 	for (uint64_t i = 0; i < st->requests; i++) {
 		bool hot, hit;

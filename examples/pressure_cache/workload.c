@@ -8,16 +8,23 @@
  * that fits in the cache, read again and again, alternating with a large
  * one-pass scan of keys that are never read twice.
  *
- *  - a hot phase: @hot_len requests, each a key drawn uniformly from the
- *    @hot_keys hot keys (a uniform law: every hot key is as hot as the
- *    next, so "the hot set" has a size the cache either holds or not);
+ *  - a hot phase: @hot_len requests for the @hot_keys hot keys, either a
+ *    pass over the hot set in order (cyclic, the default: each hot key read
+ *    once per pass, the page cache's "file read again and again") or keys
+ *    drawn uniformly (every hot key as hot as the next);
  *  - a scan phase: @scan_len keys, each new (a counter that only grows),
  *    read once, in order.
  *
- * A cache that inserts each scanned key as it would a hot one sees the scan
- * push the hot set out; an LRU that remembers what it evicted (a shadow
- * entry: when it left, in the group's eviction clock) recognises a hot key
- * coming back within the working set's size, and activates it at once.
+ * With the defaults (a hot set of 0.6 of the cache read once per phase, a
+ * scan of 0.5 of the cache between passes), a hot key comes back after 1.1
+ * cache's worth of other keys: an LRU, classic or multi-generation, has
+ * evicted it every time (it was read once since it came in, so nothing
+ * promoted it), and the hot hit rate without shadows is 0. A shadow entry
+ * sees the refault distance (about 0.5 of the cache: the scan's evictions
+ * since) within the workingset (the cache's LRU size), the item is added
+ * active, and the next scan goes past it: the thrashing case of the
+ * kernel's mm/workingset.c, a working set a little larger than what the
+ * inactive side holds, with one-pass scans in between.
  * The stream depends on the seed only: every run of a study (each LRU
  * flavour, with and without shadows) sees the same one.
  *
@@ -36,7 +43,8 @@ static uint64_t ws_rng(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
-void pc_scan_init(struct pc_scan *s, uint32_t hot_keys, uint64_t hot_len, uint64_t scan_len, uint64_t seed)
+void pc_scan_init(struct pc_scan *s, uint32_t hot_keys, uint64_t hot_len, uint64_t scan_len, bool cyclic,
+		  uint64_t seed)
 {
 	s->rng = seed ^ 0x5ca9ULL;
 	s->hot_keys = hot_keys ? hot_keys : 1;
@@ -44,6 +52,8 @@ void pc_scan_init(struct pc_scan *s, uint32_t hot_keys, uint64_t hot_len, uint64
 	s->scan_len = scan_len;
 	s->pos = 0;
 	s->scanned = 0;
+	s->hot_pos = 0;
+	s->cyclic = cyclic;
 }
 
 uint32_t pc_scan_next(struct pc_scan *s, bool *hot)
@@ -52,7 +62,8 @@ uint32_t pc_scan_next(struct pc_scan *s, bool *hot)
 	uint64_t at = s->pos++ % period;
 
 	if (at < s->hot_len) {
-		uint32_t i = (uint32_t)(ws_rng(&s->rng) % s->hot_keys);
+		uint32_t i = s->cyclic ? (uint32_t)(s->hot_pos++ % s->hot_keys)
+				       : (uint32_t)(ws_rng(&s->rng) % s->hot_keys);
 
 		*hot = true;
 		return i * 2654435761u;
