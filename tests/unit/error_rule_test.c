@@ -9,6 +9,7 @@
 #include <ksync/list_lru.h>
 #include <ksync/memgroup.h>
 #include <ksync/objcache.h>
+#include <ksync/workingset.h>
 #include <ksync/objcg.h>
 #include <ksync/pressure.h>
 #include <ksync/shrinker.h>
@@ -754,6 +755,159 @@ static void c_oc_destroy_twice(struct seen *s)
 }
 static void c_oc_stock_slots(struct seen *s) { TWICE_NUM(s, ksync_objcache_set_stock_slots(6)); }
 
+/* Workingset detection (lib/workingset). */
+struct wsfx {
+	struct ksync_shrinker_registry *reg;
+	struct ksync_workingset *ws;
+};
+static void wsfx_init(struct wsfx *f)
+{
+	f->reg = ksync_shrinker_registry_create(2);
+	KASSERT(f->reg);
+	f->ws = ksync_workingset_create(f->reg, 0);
+	KASSERT(f->ws);
+}
+static void wsfx_fini(struct wsfx *f)
+{
+	KASSERT(ksync_workingset_destroy(f->ws) == 0);
+	KASSERT(ksync_shrinker_registry_destroy(f->reg) == 0);
+}
+static void c_ws_create_null(struct seen *s) { TWICE_PTR(s, ksync_workingset_create(NULL, 0)); }
+static void c_ws_destroy_lru(struct seen *s)
+{
+	struct wsfx f;
+	wsfx_init(&f);
+	struct ksync_lru *lru = ksync_lru_create(f.ws, KSYNC_MGLRU);
+	KASSERT(lru);
+	TWICE_NUM(s, ksync_workingset_destroy(f.ws));
+	KASSERT(ksync_lru_destroy(lru) == 0);
+	wsfx_fini(&f);
+}
+static void c_ws_destroy_groups(struct seen *s)
+{
+	struct wsfx f;
+	wsfx_init(&f);
+	struct ksync_memgroup *g = ksync_shrinker_group_create(f.reg, NULL);
+	TWICE_NUM(s, ksync_workingset_destroy(f.ws));
+	KASSERT(ksync_shrinker_group_destroy(g) == 0);
+	wsfx_fini(&f);
+}
+static void c_ws_evict_nid(struct seen *s)
+{
+	struct wsfx f;
+	wsfx_init(&f);
+	TWICE_NUM(s, ksync_workingset_eviction(f.ws, NULL, 2));
+	wsfx_fini(&f);
+}
+static void c_ws_evict_foreign(struct seen *s)
+{
+	struct wsfx f;
+	wsfx_init(&f);
+	struct ksync_shrinker_registry *other = ksync_shrinker_registry_create(1);
+	struct ksync_memgroup *g = ksync_shrinker_group_create(other, NULL);
+	TWICE_NUM(s, ksync_workingset_eviction(f.ws, g, 0));
+	KASSERT(ksync_shrinker_group_destroy(g) == 0 && ksync_shrinker_registry_destroy(other) == 0);
+	wsfx_fini(&f);
+}
+static void c_ws_activation_nid(struct seen *s)
+{
+	struct wsfx f;
+	wsfx_init(&f);
+	TWICE_NUM(s, ksync_workingset_activation(f.ws, NULL, -1));
+	wsfx_fini(&f);
+}
+static void c_ws_refault_token(struct seen *s)
+{
+	struct wsfx f;
+	wsfx_init(&f);
+	TWICE_BOOL(s, ksync_workingset_refault(f.ws, 2UL, NULL));
+	wsfx_fini(&f);
+}
+static void c_ws_store_token(struct seen *s)
+{
+	struct wsfx f;
+	wsfx_init(&f);
+	TWICE_NUM(s, ksync_workingset_shadow_store(f.ws, 1, 0));
+	wsfx_fini(&f);
+}
+static void c_ws_take_null(struct seen *s) { TWICE_NUM(s, ksync_workingset_shadow_take(NULL, 1)); }
+static void c_ws_budget_nid(struct seen *s)
+{
+	struct wsfx f;
+	wsfx_init(&f);
+	TWICE_NUM(s, ksync_workingset_shadow_budget(f.ws, NULL, 9));
+	wsfx_fini(&f);
+}
+static void c_wlru_flavour(struct seen *s)
+{
+	struct wsfx f;
+	wsfx_init(&f);
+	TWICE_PTR(s, ksync_lru_create(f.ws, (enum ksync_lru_flavour)7));
+	wsfx_fini(&f);
+}
+static void c_wlru_add_twice(struct seen *s)
+{
+	struct wsfx f;
+	struct ksync_lru_item it;
+	wsfx_init(&f);
+	struct ksync_lru *lru = ksync_lru_create(f.ws, KSYNC_LRU_CLASSIC);
+	ksync_lru_item_init(&it);
+	KASSERT(ksync_lru_add(lru, &it, NULL, 0, false) == 0);
+	TWICE_NUM(s, ksync_lru_add(lru, &it, NULL, 0, false));
+	KASSERT(ksync_lru_del(lru, &it));
+	KASSERT(ksync_lru_destroy(lru) == 0);
+	wsfx_fini(&f);
+}
+static void c_wlru_add_nid(struct seen *s)
+{
+	struct wsfx f;
+	struct ksync_lru_item it;
+	wsfx_init(&f);
+	struct ksync_lru *lru = ksync_lru_create(f.ws, KSYNC_MGLRU);
+	ksync_lru_item_init(&it);
+	TWICE_NUM(s, ksync_lru_add(lru, &it, NULL, 5, false));
+	KASSERT(ksync_lru_destroy(lru) == 0);
+	wsfx_fini(&f);
+}
+static void ws_noop_evicted(struct ksync_lru_item *item, unsigned long token, void *arg)
+{
+	(void)item, (void)token, (void)arg;
+}
+static void c_wlru_evict_nid(struct seen *s)
+{
+	struct wsfx f;
+	wsfx_init(&f);
+	struct ksync_lru *lru = ksync_lru_create(f.ws, KSYNC_MGLRU);
+	TWICE_NUM(s, ksync_lru_evict(lru, NULL, 2, 1, ws_noop_evicted, NULL));
+	KASSERT(ksync_lru_destroy(lru) == 0);
+	wsfx_fini(&f);
+}
+static void c_wlru_destroy_items(struct seen *s)
+{
+	struct wsfx f;
+	struct ksync_lru_item it;
+	wsfx_init(&f);
+	struct ksync_lru *lru = ksync_lru_create(f.ws, KSYNC_MGLRU);
+	ksync_lru_item_init(&it);
+	KASSERT(ksync_lru_add(lru, &it, NULL, 0, true) == 0);
+	TWICE_NUM(s, ksync_lru_destroy(lru));
+	KASSERT(ksync_lru_del(lru, &it));
+	KASSERT(ksync_lru_destroy(lru) == 0);
+	wsfx_fini(&f);
+}
+static void c_wlru_size_foreign(struct seen *s)
+{
+	struct wsfx f;
+	wsfx_init(&f);
+	struct ksync_lru *lru = ksync_lru_create(f.ws, KSYNC_LRU_CLASSIC);
+	struct ksync_shrinker_registry *other = ksync_shrinker_registry_create(1);
+	struct ksync_memgroup *g = ksync_shrinker_group_create(other, NULL);
+	TWICE_NUM(s, ksync_lru_size(lru, g, 0));
+	KASSERT(ksync_shrinker_group_destroy(g) == 0 && ksync_shrinker_registry_destroy(other) == 0);
+	KASSERT(ksync_lru_destroy(lru) == 0);
+	wsfx_fini(&f);
+}
+
 static const struct row_case {
 	const char *call, *condition;
 	void (*run)(struct seen *);
@@ -844,6 +998,22 @@ static const struct row_case {
 	{ "ksync_objcache_destroy", "live objects in the cache or a child (the cache is leaked, kept usable)", c_oc_destroy_live, 1, 0 },
 	{ "ksync_objcache_destroy", "a cache destroyed already", c_oc_destroy_twice, 1, 0 },
 	{ "ksync_objcache_set_stock_slots", "a count outside 1..5", c_oc_stock_slots, 0, 0 },
+	{ "ksync_workingset_create", "a NULL registry", c_ws_create_null, 0, 0 },
+	{ "ksync_workingset_destroy", "an LRU still uses the workingset", c_ws_destroy_lru, 0, 0 },
+	{ "ksync_workingset_destroy", "the set still has groups", c_ws_destroy_groups, 0, 0 },
+	{ "ksync_workingset_eviction", "bad nid", c_ws_evict_nid, 0, 0 },
+	{ "ksync_workingset_eviction", "a group of another set", c_ws_evict_foreign, 0, 0 },
+	{ "ksync_workingset_activation", "bad nid", c_ws_activation_nid, 0, 0 },
+	{ "ksync_workingset_refault", "a malformed token (0, tag bit clear, node out of range)", c_ws_refault_token, 0, 0 },
+	{ "ksync_workingset_shadow_store", "a malformed token", c_ws_store_token, 0, 0 },
+	{ "ksync_workingset_shadow_take", "a NULL workingset", c_ws_take_null, 0, 0 },
+	{ "ksync_workingset_shadow_budget", "bad nid", c_ws_budget_nid, 0, 0 },
+	{ "ksync_lru_create", "an unknown flavour", c_wlru_flavour, 0, 0 },
+	{ "ksync_lru_add", "the item is on an LRU already", c_wlru_add_twice, 0, 0 },
+	{ "ksync_lru_add", "bad nid", c_wlru_add_nid, 0, 0 },
+	{ "ksync_lru_evict", "bad nid", c_wlru_evict_nid, 0, 0 },
+	{ "ksync_lru_destroy", "items remain on the LRU", c_wlru_destroy_items, 0, 0 },
+	{ "ksync_lru_size", "a group of another set", c_wlru_size_foreign, 0, 0 },
 };
 #define NR_CASES (sizeof(cases) / sizeof(cases[0]))
 
@@ -893,7 +1063,7 @@ static void run_row(const struct row *r, const struct row_case *c)
 KTEST(misuse_table_of_docs)
 {
 	FILE *f = fopen(KSYNC_ERRORS_MD, "r");
-	struct row rows[96];
+	struct row rows[160];
 	int nrows = 0, used[NR_CASES] = { 0 };
 	char line[512];
 
@@ -904,7 +1074,7 @@ KTEST(misuse_table_of_docs)
 	while (fgets(line, sizeof(line), f)) {
 		if (strncmp(line, "## ", 3) == 0)
 			in_table = strncmp(line, "## Misuse table", 15) == 0;
-		if (in_table && nrows < 96 && parse_row(line, &rows[nrows]))
+		if (in_table && nrows < 160 && parse_row(line, &rows[nrows]))
 			nrows++;
 	}
 	fclose(f);
