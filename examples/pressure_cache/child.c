@@ -20,6 +20,9 @@
  *    variant (MAP_POPULATE: one call instead of a fault per page). (The
  *    small entry that points at a value comes from malloc.)
  *  - the request stream: one serving thread draws keys from a Zipf law
+ *    (or, with --workload scan, from workload.c: hot phases over a hot set
+ *    that fits, alternating with one-pass scans; hits on hot keys counted
+ *    apart)
  *    (exponent @zipf_s over @nr_keys keys, whose values add up to
  *    @want_bytes: more than the limit) with a fixed seed, so every variant
  *    sees the same stream. A hit reads the whole value (and checks it); a
@@ -561,7 +564,12 @@ static uint64_t serve(const struct pc_params *p, struct pc_shared *sh, struct zi
 
 	uint64_t end = pc_now_ns() + (uint64_t)(p->seconds * 1e9);
 	uint64_t ops = 0, hits = 0, sink = 0, req_ns = (uint64_t)(p->request_us * 1000);
+	uint64_t hot_ops = 0, hot_hits = 0;
+	struct pc_scan scan;
+	bool hot = false;
 
+	if (p->workload == PC_WL_SCAN)
+		pc_scan_init(&scan, p->hot_keys, p->hot_len, p->scan_len, p->hot_cyclic, p->seed);
 	for (;; ops++) {
 		uint32_t key;
 		struct entry *e;
@@ -569,6 +577,8 @@ static uint64_t serve(const struct pc_params *p, struct pc_shared *sh, struct zi
 		if ((ops & 31) == 0) {
 			PC_ST(sh->ops, ops);
 			PC_ST(sh->hits, hits);
+			PC_ST(sh->hot_ops, hot_ops);
+			PC_ST(sh->hot_hits, hot_hits);
 			uint64_t now = pc_now_ns();
 
 			if (now >= end)
@@ -580,7 +590,8 @@ static uint64_t serve(const struct pc_params *p, struct pc_shared *sh, struct zi
 				next_publish = now + 50000000;
 			}
 		}
-		key = zipf_next(z);
+		key = p->workload == PC_WL_SCAN ? pc_scan_next(&scan, &hot) : zipf_next(z);
+		hot_ops += hot;
 		request_work(req_ns);
 		pthread_mutex_lock(&C.lock);
 		e = cache_lookup(key);
@@ -589,6 +600,7 @@ static uint64_t serve(const struct pc_params *p, struct pc_shared *sh, struct zi
 			sink += value_read(e->val, C.value_bytes);
 			pthread_mutex_unlock(&C.lock);
 			hits++;
+			hot_hits += hot;
 			continue;
 		}
 		pthread_mutex_unlock(&C.lock);
@@ -620,6 +632,8 @@ static uint64_t serve(const struct pc_params *p, struct pc_shared *sh, struct zi
 	}
 	PC_ST(sh->ops, ops);
 	PC_ST(sh->hits, hits);
+	PC_ST(sh->hot_ops, hot_ops);
+	PC_ST(sh->hot_hits, hot_hits);
 	return sink;
 }
 

@@ -39,6 +39,14 @@
  * objects_freed, event_to_scan_p99_ms and a per-second timeline (and
  * timeline_fine, every 100 ms, for the chart); the table
  * on stdout says whether the ksync variant met issue 20's targets.
+ *
+ * --workload scan swaps the Zipf stream for hot phases and one-pass scans
+ * (workload.c; the JSON gains "workload" and, per variant, hot_hit_rate).
+ * --workingset runs, instead of the variants, the workingset study
+ * (workingset.c): per LRU flavour, the cache with and without shadow
+ * entries on that workload; the JSON's "workingset" object has, per
+ * flavour, hot_hit_rate_shadow, hot_hit_rate_no_shadow and the shadow
+ * shrinker's nodes against its budget.
  */
 #define _GNU_SOURCE
 #include "cgroup.h"
@@ -63,6 +71,10 @@ struct options {
 	const char *json;
 	unsigned variants;   /* mask of 1 << enum pc_variant */
 	bool force_budget;
+	double hot_frac, hot_len_x, scan_len_x;   /* scan workload: 0 = the default */
+	bool workingset;                          /* the workingset study instead of the variants */
+	bool uniform;                             /* scan workload: uniform hot draws */
+	uint64_t ws_requests;                     /* the study: requests per run */
 };
 
 struct sample {
@@ -73,8 +85,8 @@ struct sample {
 
 struct result {
 	bool ran, oom_killed, timed_out, clean;
-	uint64_t ops, hits, evictions, trims;
-	double lived_s, ops_per_s, hit_rate;
+	uint64_t ops, hits, evictions, trims, hot_ops, hot_hits;
+	double lived_s, ops_per_s, hit_rate, hot_hit_rate;
 	uint64_t peak, limit_hits, oom_kills, psi_some_us;
 	uint64_t pressure_events, scans, objects_freed, scan_calls, scan_freed;
 	uint64_t lat_samples, lib_p99_ns;
@@ -116,7 +128,17 @@ static void usage(FILE *f)
 		"  --low-mib N        fixed-low's cap (default limit - batch - overhead)\n"
 		"  --budget           no cgroup: the ksync variant against a budget only\n"
 		"  --monitor MODE     ksync's monitor: loop (in the serving loop, default) or thread\n"
-		"  --timeline S       the timeline's step (default 1 s)\n");
+		"  --timeline S       the timeline's step (default 1 s)\n"
+		"  --workload W       zipf (default) or scan: hot phases over a hot set, then one-pass scans\n"
+		"  --hot-frac F       scan: the hot set, a fraction of the limit in values (default 0.6)\n"
+		"  --hot-len X        scan: requests per hot phase, X times the hot set (default 1)\n"
+		"  --hot-order O      scan: cyclic (a pass over the hot set in order, default) or uniform\n"
+		"  --scan-len X       scan: keys per scan, X times the limit in values (default 0.5)\n"
+		"  --workingset       the workingset study instead of the variants: per LRU flavour\n"
+		"                     (classic, mglru), the cache with and without shadow entries on\n"
+		"                     the scan workload, a fixed capacity of the limit, the shadow\n"
+		"                     shrinker under pressure rounds (no root needed)\n"
+		"  --ws-requests N    the study: requests per run (default 2000000)\n");
 }
 
 static int parse(int argc, char **argv, struct options *o)
@@ -131,7 +153,11 @@ static int parse(int argc, char **argv, struct options *o)
 		{ "batch-hold", required_argument, NULL, 'H' }, { "overhead-mib", required_argument, NULL, 'o' },
 		{ "high-mib", required_argument, NULL, 'x' },  { "low-mib", required_argument, NULL, 'y' },
 		{ "fetch-us", required_argument, NULL, 'F' },  { "request-us", required_argument, NULL, 'R' },
-		{ "budget", no_argument, NULL, 'B' },          { "monitor", required_argument, NULL, 'M' },          { "timeline", required_argument, NULL, 'T' },          { "help", no_argument, NULL, 'h' },
+		{ "budget", no_argument, NULL, 'B' },          { "monitor", required_argument, NULL, 'M' },          { "timeline", required_argument, NULL, 'T' },
+		{ "workload", required_argument, NULL, 'W' },  { "hot-frac", required_argument, NULL, 'a' },
+		{ "hot-len", required_argument, NULL, 'c' },   { "scan-len", required_argument, NULL, 'd' },
+		{ "hot-order", required_argument, NULL, 'O' },
+		{ "workingset", no_argument, NULL, 'G' },      { "ws-requests", required_argument, NULL, 'r' },          { "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -203,6 +229,25 @@ static int parse(int argc, char **argv, struct options *o)
 			o->base.reactor_in_loop = strcmp(optarg, "loop") == 0;
 			break;
 		case 'T': o->timeline_s = atof(optarg); break;
+		case 'W':
+			if (strcmp(optarg, "zipf") && strcmp(optarg, "scan")) {
+				fprintf(stderr, "pressure_cache: --workload zipf|scan\n");
+				return -1;
+			}
+			o->base.workload = strcmp(optarg, "scan") == 0 ? PC_WL_SCAN : PC_WL_ZIPF;
+			break;
+		case 'a': o->hot_frac = atof(optarg); break;
+		case 'c': o->hot_len_x = atof(optarg); break;
+		case 'd': o->scan_len_x = atof(optarg); break;
+		case 'O':
+			if (strcmp(optarg, "cyclic") && strcmp(optarg, "uniform")) {
+				fprintf(stderr, "pressure_cache: --hot-order cyclic|uniform\n");
+				return -1;
+			}
+			o->uniform = strcmp(optarg, "uniform") == 0;
+			break;
+		case 'G': o->workingset = true; break;
+		case 'r': o->ws_requests = strtoull(optarg, NULL, 0); break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -1;
 		}
@@ -223,6 +268,31 @@ static int parse(int argc, char **argv, struct options *o)
 		o->low_mib = o->limit_mib - o->batch_mib - o->overhead_mib;
 	if (o->low_mib < 1)
 		o->low_mib = 1;
+	/* the scan workload, in values: the hot set a fraction of the limit, the scan past it */
+	if (o->workingset)
+		o->base.workload = PC_WL_SCAN;
+	if (!o->hot_frac)
+		o->hot_frac = 0.6;
+	if (!o->hot_len_x)
+		o->hot_len_x = 1;
+	if (!o->scan_len_x)
+		o->scan_len_x = 0.5;
+	o->base.hot_cyclic = !o->uniform;
+	if (!o->ws_requests)
+		o->ws_requests = 2000000;
+	if (o->hot_frac <= 0 || o->hot_frac > 4 || o->hot_len_x <= 0 || o->scan_len_x < 0) {
+		fprintf(stderr, "pressure_cache: bad scan workload options\n");
+		return -1;
+	}
+	{
+		double limit_values = (double)o->base.limit_bytes / (double)o->base.value_bytes;
+
+		o->base.hot_keys = (uint32_t)(o->hot_frac * limit_values);
+		if (!o->base.hot_keys)
+			o->base.hot_keys = 1;
+		o->base.hot_len = (uint64_t)(o->hot_len_x * o->base.hot_keys);
+		o->base.scan_len = (uint64_t)(o->scan_len_x * limit_values);
+	}
 	return 0;
 }
 
@@ -428,6 +498,9 @@ static int run_variant(const struct options *o, int cgv, enum pc_variant v, stru
 	}
 	r->ops_per_s = r->lived_s > 0 ? (double)r->ops / r->lived_s : 0;
 	r->hit_rate = r->ops ? (double)r->hits / (double)r->ops : 0;
+	r->hot_ops = PC_LD(sh->hot_ops);
+	r->hot_hits = PC_LD(sh->hot_hits);
+	r->hot_hit_rate = r->hot_ops ? (double)r->hot_hits / (double)r->hot_ops : 0;
 	r->pressure_events = PC_LD(sh->pressure_events);
 	r->scans = PC_LD(sh->scans);
 	r->objects_freed = PC_LD(sh->objects_freed);
@@ -475,7 +548,7 @@ static void write_timeline(FILE *f, const struct sample *tl, size_t n)
 }
 
 static int write_json(const char *path, const struct options *o, int cgv, const char *why,
-		      const struct result *res)
+		      const struct result *res, const struct pc_ws_study *ws)
 {
 	FILE *f = fopen(path, "w");
 	bool first = true;
@@ -485,7 +558,7 @@ static int write_json(const char *path, const struct options *o, int cgv, const 
 		return -1;
 	}
 	fprintf(f, "{\n  \"limit_bytes\": %llu,\n", (unsigned long long)o->base.limit_bytes);
-	fprintf(f, "  \"mode\": \"%s\",\n  \"cgroup\": \"%s\",\n  \"why\": ", cgv ? "cgroup" : "budget",
+	fprintf(f, "  \"mode\": \"%s\",\n  \"cgroup\": \"%s\",\n  \"why\": ", cgv ? "cgroup" : ws ? "workingset" : "budget",
 		cgv == 1 ? "v1" : cgv == 2 ? "v2" : "none");
 	json_str(f, why);
 	fprintf(f,
@@ -499,6 +572,11 @@ static int write_json(const char *path, const struct options *o, int cgv, const 
 		o->base.batch_first_s, o->base.batch_period_s, o->base.batch_grow_s, o->base.batch_hold_s,
 		(unsigned long long)(o->high_mib * MIB), (unsigned long long)(o->low_mib * MIB),
 		sysconf(_SC_NPROCESSORS_ONLN));
+	if (o->base.workload == PC_WL_SCAN)
+		fprintf(f, "  \"workload\": {\"name\": \"scan\", \"hot_order\": \"%s\", \"hot_keys\": %u, \"hot_len\": %llu, \"scan_len\": %llu},\n",
+			o->base.hot_cyclic ? "cyclic" : "uniform", o->base.hot_keys, (unsigned long long)o->base.hot_len, (unsigned long long)o->base.scan_len);
+	if (ws)
+		pc_ws_write_json(f, ws);
 	fprintf(f, "  \"variants\": {");
 	for (int v = 0; v < PC_NR_VARIANTS; v++) {
 		const struct result *r = &res[v];
@@ -523,6 +601,9 @@ static int write_json(const char *path, const struct options *o, int cgv, const 
 			(unsigned long long)r->scan_calls, (unsigned long long)r->scan_freed,
 			(unsigned long long)r->oom_kills, (double)r->lib_p99_ns / 1e6);
 		json_str(f, r->desc);
+		if (o->base.workload == PC_WL_SCAN)
+			fprintf(f, ",\n      \"hot_hit_rate\": %.4f, \"hot_ops\": %llu", r->hot_hit_rate,
+				(unsigned long long)r->hot_ops);
 		fprintf(f, ",\n      \"timeline\": [");
 		write_timeline(f, r->tl, r->ntl);
 		fprintf(f, "],\n      \"timeline_fine\": [");
@@ -597,6 +678,25 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	atexit(pc_cgroup_remove_all);
 
+	if (o.workingset) {
+		/* the study: a fixed capacity, no cgroup, no child (workingset.c) */
+		static struct pc_ws_study st;
+		uint64_t cap = o.base.limit_bytes / o.base.value_bytes;
+
+		printf("pressure_cache --workingset: capacity %llu values (%.0f MiB of %zu KiB), hot set %u keys (%s), "
+		       "hot phases of %llu requests, scans of %llu keys, seed %llu\n",
+		       (unsigned long long)cap, o.limit_mib, o.base.value_bytes / KIB, o.base.hot_keys,
+		       o.base.hot_cyclic ? "a pass in order" : "uniform draws",
+		       (unsigned long long)o.base.hot_len, (unsigned long long)o.base.scan_len,
+		       (unsigned long long)o.base.seed);
+		fflush(stdout);
+		rc = pc_ws_study_run(&o.base, cap, o.ws_requests, &st) ? 1 : 0;
+		pc_ws_print(&st);
+		snprintf(why, sizeof(why), "--workingset: a fixed capacity, no memory cgroup");
+		if (o.json && write_json(o.json, &o, 0, why, res, &st))
+			rc = 1;
+		return rc;
+	}
 	cgv = o.force_budget ? 0 : pc_cgroup_detect(why, sizeof(why));
 	if (o.force_budget)
 		snprintf(why, sizeof(why), "--budget");
@@ -651,7 +751,7 @@ int main(int argc, char **argv)
 		return 130;
 	}
 	print_table(&o, res, cgv == 0);
-	if (o.json && write_json(o.json, &o, cgv, why, res))
+	if (o.json && write_json(o.json, &o, cgv, why, res, NULL))
 		rc = 1;
 	for (int v = 0; v < PC_NR_VARIANTS; v++) {
 		free(res[v].tl);

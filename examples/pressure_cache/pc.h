@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define MIB (1024UL * 1024UL)
 #define KIB 1024UL
@@ -36,6 +37,12 @@
 #ifndef PC_SANITIZER
 #define PC_SANITIZER 0
 #endif
+
+/* The request stream: a Zipf law over every key, or a hot set and one-pass scans. */
+enum pc_workload {
+	PC_WL_ZIPF,
+	PC_WL_SCAN,
+};
 
 enum pc_variant {
 	PC_FIXED_HIGH,
@@ -68,7 +75,11 @@ struct pc_params {
 	bool budget;               /* no cgroup: the ksync variant against a budget */
 	bool reactor_in_loop;      /* ksync: the monitor in the serving loop, not a thread */
 	char psi_path[600];        /* the child's own memory.pressure (trim; "" none) */
-	
+	enum pc_workload workload;
+	uint32_t hot_keys;         /* scan: the hot set, in keys */
+	uint64_t hot_len;          /* scan: requests per hot phase */
+	uint64_t scan_len;         /* scan: keys per one-pass scan */
+	bool hot_cyclic;           /* scan: the hot phase a pass in order (else uniform draws) */
 };
 
 /* Event -> first scan_objects latencies kept (the first ones, exactly). */
@@ -87,9 +98,57 @@ struct pc_shared {
 	uint64_t lat_ns[PC_LAT_MAX];        /* event -> first scan_objects */
 	uint64_t trims;                     /* trim: malloc_trim(0) calls */
 	uint64_t evictions;                 /* cap evictions (fixed variants) */
+	uint64_t hot_ops, hot_hits;         /* scan workload: requests for hot keys, their hits */
 	int done;                           /* the child finished cleanly */
 	char desc[1024];                     /* how the child watched pressure */
 };
+
+/* workload.c: the scan workload (hot phases, then a one-pass scan). */
+struct pc_scan {
+	uint64_t rng;
+	uint32_t hot_keys;
+	uint64_t hot_len, scan_len;
+	uint64_t pos, scanned, hot_pos;
+	bool cyclic;
+};
+
+void pc_scan_init(struct pc_scan *s, uint32_t hot_keys, uint64_t hot_len, uint64_t scan_len, bool cyclic,
+		  uint64_t seed);
+uint32_t pc_scan_next(struct pc_scan *s, bool *hot);
+
+/* workingset.c: the workingset study (--workingset). */
+enum pc_ws_flavour {
+	PC_WS_CLASSIC,
+	PC_WS_MGLRU,
+	PC_WS_NR_FLAVOURS,
+};
+
+extern const char *const pc_ws_flavour_name[PC_WS_NR_FLAVOURS];
+
+/* One run: one flavour, shadow entries on or off. */
+struct pc_ws_run {
+	bool ran;
+	uint64_t ops, hits, hot_ops, hot_hits;
+	uint64_t refaults, activations;          /* shadows found on a miss; of those, activated */
+	uint64_t pressure_rounds;                /* shadow shrinker rounds (the pressure) */
+	uint64_t shadow_nodes_peak, shadow_nodes_end, shadow_nodes_freed;
+	uint64_t shadow_budget_min, shadow_budget_max;  /* the shrinker's budget, in nodes, as it saw it */
+	uint64_t over_budget_rounds;             /* rounds that ended with more nodes than the budget */
+	uint64_t shadow_node_bytes;              /* one shadow node */
+	double seconds;
+};
+
+struct pc_ws_study {
+	uint64_t capacity_values, requests, pressure_every;
+	struct pc_ws_run run[PC_WS_NR_FLAVOURS][2];   /* [flavour][shadows] */
+	int err;
+	char why[256];
+};
+
+int pc_ws_study_run(const struct pc_params *p, uint64_t capacity_values, uint64_t requests,
+		    struct pc_ws_study *st);
+void pc_ws_write_json(FILE *f, const struct pc_ws_study *st);
+void pc_ws_print(const struct pc_ws_study *st);
 
 /* child.c */
 int pc_child_run(const struct pc_params *p, struct pc_shared *sh);
