@@ -68,28 +68,9 @@
 #include "ktest.h"
 #include "pressure_rec.h"
 #include "reports.h"
+#include "sanitizer.h"
 #include "wait.h"
 
-#if defined(__SANITIZE_THREAD__)
-#define KT_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define KT_TSAN 1
-#endif
-#endif
-#ifndef KT_TSAN
-#define KT_TSAN 0
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define KT_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define KT_SANITIZED 1
-#endif
-#endif
-#ifndef KT_SANITIZED
-#define KT_SANITIZED KT_TSAN
-#endif
 
 #define SRC(s) KSYNC_PRESSURE_SRC(KSYNC_PRESSURE_SRC_##s)
 

@@ -39,17 +39,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sanitizer.h"
+
 #define SKIP 77
 #define CHUNK (64u << 10)
 #define LIMIT (64ull << 20)
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
 
 static char v2_dir[1024], mem_dir[1024];
 static int mem_v2; /* mem_dir is a v2 group (memory.max) */
@@ -239,7 +234,7 @@ int main(void)
 	pid_t pid;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-#ifdef SANITIZED
+#if KT_SANITIZED
 	printf("SKIP: a sanitizer build (its shadow memory would count against the group's limit)\n");
 	return SKIP;
 #endif

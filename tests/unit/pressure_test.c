@@ -31,19 +31,9 @@
 
 #include "ktest.h"
 #include "pressure_rec.h"
+#include "sanitizer.h"
 #include "wait.h"
 
-/* ThreadSanitizer cannot start threads in the child of a multi-threaded fork. */
-#if defined(__SANITIZE_THREAD__)
-#define KT_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define KT_TSAN 1
-#endif
-#endif
-#ifndef KT_TSAN
-#define KT_TSAN 0
-#endif
 
 /* ------------------------------------------------------------------------ */
 /* The reaction                                                             */

@@ -11,21 +11,9 @@
 #include <unistd.h>
 
 #include "ktest.h"
+#include "sanitizer.h"
 #include "srcu_peek.h"
 #include "wait.h"
-#include "wait.h"
-
-/* ThreadSanitizer cannot start threads in the child of a multi-threaded fork. */
-#if defined(__SANITIZE_THREAD__)
-#define KT_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define KT_TSAN 1
-#endif
-#endif
-#ifndef KT_TSAN
-#define KT_TSAN 0
-#endif
 
 KSYNC_DEFINE_SRCU(test_static_srcu);
 KSYNC_DEFINE_STATIC_SRCU(test_static_srcu2);
