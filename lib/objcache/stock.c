@@ -135,6 +135,20 @@ static struct ksync__oc_parked *park_find(struct ksync__oc_stock *st, struct ksy
 
 static unsigned stock_random(struct ksync__oc_stock *st);
 
+/* Move slot @s (holding a handle) into the free park entry @p; @s is left empty. */
+static void park_slot(struct ksync__oc_parked *p, struct ksync__oc_stock_slot *s)
+{
+	p->objcg = s->objcg;
+	p->group = s->group;
+	p->refs = s->refs + 1; /* the reserve and the slot's own */
+	p->bytes = s->bytes;
+	p->objects = s->objects;
+	s->objcg = NULL;
+	s->group = NULL;
+	s->refs = s->bytes = s->objects = 0;
+}
+
+
 /*
  * Evict slot @s: park its handle, references and pending charges. The
  * one-slot stock parks nothing: it is the kernel's one-slot stock (before
@@ -158,14 +172,7 @@ static void slot_park(struct ksync__oc_stock *st, struct ksync__oc_stock_slot *s
 		p = &st->park[stock_random(st) % KSYNC__OC_PARK];
 		park_drop(p);
 	}
-	p->objcg = s->objcg;
-	p->group = s->group;
-	p->refs = s->refs + 1; /* the reserve and the slot's own */
-	p->bytes = s->bytes;
-	p->objects = s->objects;
-	s->objcg = NULL;
-	s->group = NULL;
-	s->refs = s->bytes = s->objects = 0;
+	park_slot(p, s);
 }
 
 #define KSYNC__OC_BIP 16
@@ -295,13 +302,8 @@ struct ksync_objcg *ksync__oc_stock_charge(struct ksync__oc_stock *st, struct ks
 		park->objcg = NULL;
 		park->group = NULL;
 		park->refs = park->bytes = park->objects = 0;
-		if (victim->objcg) {
-			park->objcg = victim->objcg;
-			park->group = victim->group;
-			park->refs = victim->refs + 1; /* the reserve and the slot's own */
-			park->bytes = victim->bytes;
-			park->objects = victim->objects;
-		}
+		if (victim->objcg)
+			park_slot(park, victim);
 		victim->group = g;
 		victim->objcg = objcg;
 		victim->refs = refs - 1; /* one is the slot's own */
