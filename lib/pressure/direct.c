@@ -101,10 +101,19 @@ static uint64_t watermark(uint64_t limit, unsigned permille)
 	return limit / 1000 * permille + limit % 1000 * permille / 1000;
 }
 
+static void free_probes(struct ksync_pressure *m)
+{
+	for (int k = 0; k < KSYNC_PRESSURE_NR_SOURCES; k++) {
+		free(m->direct.probe[k]);
+		m->direct.probe[k] = NULL;
+	}
+}
+
 /**
  * ksync__pm_direct_init() - fill in direct reclaim's state after the sources opened.
  * @m: the monitor, not yet shared
- * Return: 0 or -ENOMEM (the condition variable).
+ * Return: 0; -ENOMEM (a probe), or the condition variable's error; nothing
+ * to undo then.
  */
 int ksync__pm_direct_init(struct ksync_pressure *m)
 {
@@ -113,17 +122,16 @@ int ksync__pm_direct_init(struct ksync_pressure *m)
 
 	m->direct.serial = __atomic_add_fetch(&direct_serials, 1, __ATOMIC_RELAXED);
 	m->direct.batch = m->env.cfg.charge_batch;
-	r = pthread_cond_init(&m->direct.cv, NULL);
-	if (r)
-		return -r;
 	for (int k = 0; k < KSYNC_PRESSURE_NR_SOURCES; k++) {
 		const struct ksync__psrc *s = &m->src[k];
 
 		if (!(m->open & (1u << k)) || !s->ops || !s->ops->probe_new || !s->ops->probe_read)
 			continue;
 		m->direct.probe[k] = s->ops->probe_new(s);
-		if (!m->direct.probe[k])
-			continue; /* out of memory: this source is left out of direct reclaim */
+		if (!m->direct.probe[k]) {
+			free_probes(m);
+			return -ENOMEM;
+		}
 		m->direct.probe_ops[k] = s->ops;
 		m->direct.limit0[k] = s->limit;
 		m->direct.kinds |= 1u << k;
@@ -134,6 +142,11 @@ int ksync__pm_direct_init(struct ksync_pressure *m)
 			room = rk;
 	}
 	m->direct.room = room;
+	r = pthread_cond_init(&m->direct.cv, NULL);
+	if (r) {
+		free_probes(m);
+		return -r;
+	}
 	return 0;
 }
 
@@ -148,8 +161,7 @@ void ksync__pm_direct_fini(struct ksync_pressure *m)
 	while (m->direct.inflight)
 		pthread_cond_wait(&m->direct.cv, &m->lock);
 	pthread_mutex_unlock(&m->lock);
-	for (int k = 0; k < KSYNC_PRESSURE_NR_SOURCES; k++)
-		free(m->direct.probe[k]);
+	free_probes(m);
 	pthread_cond_destroy(&m->direct.cv);
 }
 
