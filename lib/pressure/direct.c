@@ -229,12 +229,14 @@ static int direct_read(struct ksync_pressure *m)
 	int over = -1;
 	bool any = false;
 
+	/* The sources the runner closed (died) are left out, as describe leaves them. */
+	unsigned live = m->direct.kinds & __atomic_load_n(&m->open, __ATOMIC_ACQUIRE);
 	uint64_t now = __atomic_load_n(&m->direct.published, __ATOMIC_RELAXED);
 	uint64_t old = __atomic_exchange_n(&m->direct.base, now, __ATOMIC_RELEASE); /* D1 */
 	for (int k = 0; k < KSYNC_PRESSURE_NR_SOURCES; k++) {
 		uint64_t figure, limit = m->direct.limit0[k];
 
-		if (!(m->direct.kinds & (1u << k)))
+		if (!(live & (1u << k)))
 			continue;
 		if (m->direct.probe_ops[k]->probe_read(m->direct.probe[k], &figure, &limit) < 0)
 			continue; /* vanished: the runner describes it; left out here */

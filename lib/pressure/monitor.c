@@ -320,16 +320,20 @@ static size_t describe_direct(struct ksync_pressure *p, char *buf, size_t len)
 	char names[64] = "";
 	int n;
 
+	unsigned live = p->direct.kinds & __atomic_load_n(&p->open, __ATOMIC_ACQUIRE);
+
 	if (!p->direct.kinds)
 		n = snprintf(buf, len, "direct: off: no byte source (limit, budget or meminfo) to estimate "
 				       "against; ksync_pressure_charge() only counts\n");
+	else if (!live)
+		n = snprintf(buf, len, "direct: off: its byte sources died; ksync_pressure_charge() only counts\n");
 	else {
 		for (int k = 0; k < KSYNC_PRESSURE_NR_SOURCES; k++)
-			if (p->direct.kinds & (1u << k))
+			if (live & (1u << k))
 				snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
 					 names[0] ? ", " : "", source_names[k]);
 		n = snprintf(buf, len,
-			     "direct: ok: ksync_pressure_charge() reclaims over %u per mille of the limit of %s; "
+			     "direct: ok: ksync_pressure_charge() reclaims above %u per mille of the bound of: %s; "
 			     "batch %zu bytes, at most %u threads reclaiming at once\n",
 			     c->direct_permille, names, c->charge_batch, c->direct_max);
 	}

@@ -378,7 +378,7 @@ KTEST(without_a_byte_source_a_charge_only_counts_and_describe_says_so)
 
 	fx_init(&f, 10 * MiB);
 	fx_create(&f);
-	KCHECK(has_line(f.p, "direct: ok: ksync_pressure_charge() reclaims over 900 per mille of the limit of limit; "
+	KCHECK(has_line(f.p, "direct: ok: ksync_pressure_charge() reclaims above 900 per mille of the bound of: limit; "
 			     "batch 4096 bytes, at most 2 threads"));
 	fx_done(&f);
 }
