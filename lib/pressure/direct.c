@@ -18,7 +18,7 @@
  * value of @published (every byte charged since create) at that read. The
  * estimate crosses a watermark when @published - @base reaches @room.
  *
- * Fast path: a thread's charges add up in its own counter (@tl_pending,
+ * Fast path: a thread's charges add up in its own counter (@tl.pending,
  * thread-local, naming the monitor by address and serial so that a monitor
  * made at a freed one's address is not confused with it). Only every
  * @charge_batch bytes does the thread publish them (one atomic add) and
@@ -81,10 +81,17 @@
 
 #include <ksync/pressure_testing.h> /* ksync_pressure_level_of() */
 
-/* The thread's unpublished charges, and which monitor they are for. */
-static _Thread_local const struct ksync_pressure *tl_monitor;
-static _Thread_local uint64_t tl_serial;
-static _Thread_local size_t tl_pending;
+/*
+ * The thread's unpublished charges, and which monitor they are for: one
+ * struct, so that the fast path computes the thread-local address once, in
+ * the static TLS block (initial-exec, as lib/shrinker's per-thread state):
+ * an %fs-relative access with no call, so no registers to save either.
+ */
+static _Thread_local __attribute__((__tls_model__("initial-exec"))) struct {
+	const struct ksync_pressure *monitor;
+	uint64_t serial;
+	size_t pending;
+} tl;
 /* The monitor whose direct round this thread runs (recursion guard). */
 static _Thread_local const struct ksync_pressure *tl_reclaiming;
 
@@ -329,27 +336,28 @@ static int direct_over(struct ksync_pressure *m)
 	return direct_round(m, level);
 }
 
-static int charge_slow(struct ksync_site at, struct ksync_pressure *p, size_t bytes)
+/* Out of line: the fast path of ksync__pressure_charge() stays a few instructions. */
+__attribute__((noinline)) static int charge_slow(struct ksync_site at, struct ksync_pressure *p, size_t bytes)
 {
 	uint64_t n, published;
 	int r;
 
 	if (MISUSE(at, !p, "ksync_pressure_charge: NULL monitor"))
 		return -EINVAL;
-	if (tl_monitor != p || tl_serial != p->direct.serial) {
+	if (tl.monitor != p || tl.serial != p->direct.serial) {
 		/* Another monitor's remainder (under one batch) is dropped: an estimate. */
-		tl_monitor = p;
-		tl_serial = p->direct.serial;
-		tl_pending = 0;
+		tl.monitor = p;
+		tl.serial = p->direct.serial;
+		tl.pending = 0;
 		if (bytes < p->direct.batch) {
-			tl_pending = bytes;
+			tl.pending = bytes;
 			return 0;
 		}
 	}
-	n = (uint64_t)tl_pending + bytes;
-	if (n < tl_pending)
+	n = (uint64_t)tl.pending + bytes;
+	if (n < tl.pending)
 		n = UINT64_MAX;
-	tl_pending = 0;
+	tl.pending = 0;
 	if (!p->direct.kinds)
 		return 0; /* nothing to estimate against: counting is all */
 	published = __atomic_add_fetch(&p->direct.published, n, __ATOMIC_RELAXED); /* D2 */
@@ -381,9 +389,9 @@ int ksync__pressure_charge(KSYNC_SITE_ARGS, struct ksync_pressure *p, size_t byt
 	struct ksync_site at = KSYNC_SITE_INIT;
 
 	/* The fast path: this thread's counter only (see the theory). */
-	if (ksync_likely(p && tl_monitor == p && tl_serial == p->direct.serial &&
-			 bytes < p->direct.batch - tl_pending)) {
-		tl_pending += bytes;
+	if (ksync_likely(p && tl.monitor == p && tl.serial == p->direct.serial &&
+			 bytes < p->direct.batch - tl.pending)) {
+		tl.pending += bytes;
 		return 0;
 	}
 	return charge_slow(at, p, bytes);

@@ -91,13 +91,17 @@ struct ksync_pressure {
 		void *probe[KSYNC_PRESSURE_NR_SOURCES];
 		const struct ksync__psrc_ops *probe_ops[KSYNC_PRESSURE_NR_SOURCES];
 		uint64_t limit0[KSYNC_PRESSURE_NR_SOURCES]; /* the limit at open (probe_read's fallback) */
-		/* Atomic, written by charging threads once per batch, and by reads. */
-		uint64_t published;       /* bytes published since create */
+		/*
+		 * Atomic, written by charging threads once per batch, and by
+		 * reads: a cache line of their own, so that the fast path's
+		 * reads of the fields above do not miss after every batch.
+		 */
+		uint64_t published __attribute__((aligned(64))); /* bytes published since create */
 		uint64_t checks;          /* batches published */
 		uint64_t base;            /* @published when the figures were last read */
 		uint64_t room;            /* bytes from the last read to the nearest watermark */
 		/* Under @lock. */
-		int inflight;             /* threads in the slow path (destroy waits for 0) */
+		int inflight __attribute__((aligned(64))); /* threads in the slow path (destroy waits for 0) */
 		int reclaiming;           /* threads in a direct round (<= cfg.direct_max) */
 		uint64_t rounds_done;     /* direct rounds ended (throttled threads wait for a change) */
 		bool dying;               /* destroy has begun */
