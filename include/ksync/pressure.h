@@ -49,6 +49,13 @@
  *    readability; when it is readable, ksync_pressure_dispatch() does the
  *    work without blocking. No thread at all.
  *
+ * Direct reclaim: a polled source answers in 5-200 ms, too late for a
+ * program that allocates faster than that. ksync_pressure_charge(), called
+ * by the allocating thread, keeps an estimate (the last figure of each byte
+ * source plus the bytes charged since) and, over @direct_permille of a
+ * limit, makes that thread run a bounded reclaim round itself, as the
+ * kernel's direct reclaim does (docs/pressure.md).
+ *
  * Misuse follows docs/errors.md: a negative errno, reported with the
  * caller's file and line.
  */
