@@ -127,6 +127,14 @@ struct ksync_pressure_trigger {
  * @root: a directory standing for "/" when reading /proc and /sys (tests); NULL: "/"
  * @systemd_watch, @systemd_write: stand-ins for $MEMORY_PRESSURE_WATCH and
  *         $MEMORY_PRESSURE_WRITE (NULL: read the environment)
+ * @direct_permille: direct reclaim's watermark (ksync_pressure_charge()), per
+ *         mille of the limit of each byte source (limit, budget, meminfo)
+ *         (0: the MEDIUM level's @limit_permille, 900 by default); above 1000 is misuse
+ * @direct_max: how many threads may run a direct reclaim round at once; the
+ *         others over the watermark wait for one of those rounds (0: 2)
+ * @charge_batch: bytes a thread charges before it publishes them to the
+ *         monitor and compares (0: 256 KiB, the kernel's memcg charge batch
+ *         of 64 pages)
  *
  * ksync_pressure_create() copies the config, its strings (and the
  * environment's values) included: none of them need outlive the call.
@@ -146,6 +154,9 @@ struct ksync_pressure_config {
 	const char *root;
 	const char *systemd_watch;
 	const char *systemd_write;
+	unsigned direct_permille;
+	unsigned direct_max;
+	size_t charge_batch;
 };
 
 struct ksync_pressure;
@@ -166,7 +177,8 @@ typedef void (*ksync_pressure_fn)(struct ksync_pressure *p, enum ksync_pressure_
  *
  * Return: 0; -EINVAL (reported) for a bad config (unknown source bits,
  * SRC_BUDGET without @budget_bytes, a priority or a floor outside 0..12, a
- * floor above its priority, a trigger with a stall longer than its window, a group of another set);
+ * floor above its priority, a trigger with a stall longer than its window, a group of another set,
+ * a @direct_permille above 1000);
  * -ENOMEM. The environment (missing files, permissions) never fails it.
  */
 int ksync__pressure_create(const char *file, int line, const struct ksync_pressure_config *cfg,
@@ -234,6 +246,51 @@ int ksync__pressure_inject(const char *file, int line, struct ksync_pressure *p,
 			   enum ksync_pressure_level level);
 #define ksync_pressure_inject(...) ksync__pressure_inject(__FILE__, __LINE__, __VA_ARGS__)
 
+/* What ksync_pressure_charge() did (a mask; 0: only counted the bytes). */
+#define KSYNC_PRESSURE_CHARGE_RECLAIMED 1 /* this thread ran a direct reclaim round */
+#define KSYNC_PRESSURE_CHARGE_THROTTLED 2 /* it waited for another thread's round */
+#define KSYNC_PRESSURE_CHARGE_OVER 4      /* still above the watermark afterwards */
+
+/**
+ * ksync_pressure_charge() - count @bytes an allocating thread takes; reclaim directly when over.
+ * @p: the monitor
+ * @bytes: what the caller allocated (or is about to): a cache's new value
+ *
+ * The userspace analogue of the kernel's direct reclaim: a polled source
+ * samples every few ms, a program that allocates 1 GB/s outruns it, so the
+ * allocating thread itself makes room. The estimate of memory in use is
+ * the last sample of each byte source (%KSYNC_PRESSURE_SRC_LIMIT, _BUDGET,
+ * _MEMINFO, whichever opened) plus the bytes charged since. When it
+ * crosses @direct_permille of a source's limit, the caller re-reads the
+ * source; if the figure is over indeed, it runs a bounded reclaim round
+ * synchronously, as the monitor's rounds do (ksync_shrink_slab() on every
+ * node from the level's priority, one priority lower while the re-read
+ * figure stays over the watermark, down to the level's floor), then
+ * returns.
+ *
+ * Fast path: the bytes add to a counter of the calling thread; only every
+ * @charge_batch bytes are they added to the monitor's (one atomic add) and
+ * compared. Under the watermark, no syscall and no shared write between
+ * batches. At most @direct_max threads reclaim at once; another caller
+ * over the watermark waits for one of their rounds to end and returns
+ * (THROTTLED), it does not pile on. Rounds of the helper thread or of a
+ * dispatcher may run at the same time (ksync_shrink_slab() allows it).
+ * A charge made from inside a round (a shrinker that allocates) only
+ * counts: reclaim does not recurse. Without a byte source (PSI only) the
+ * call only counts.
+ *
+ * Context: any thread, not a signal handler; may block for one round.
+ * After fork() the child's monitor counts from its next sample.
+ * Ordering: none for the caller's memory; the round's own ordering is
+ * ksync_shrink_slab()'s.
+ * Return: a mask of %KSYNC_PRESSURE_CHARGE_RECLAIMED, _THROTTLED, _OVER (0:
+ * nothing but counting); -EINVAL (reported) for a NULL @p; -ESHUTDOWN
+ * (reported) when ksync_pressure_destroy() has begun (a caller already
+ * inside is waited for by destroy).
+ */
+int ksync__pressure_charge(const char *file, int line, struct ksync_pressure *p, size_t bytes);
+#define ksync_pressure_charge(...) ksync__pressure_charge(__FILE__, __LINE__, __VA_ARGS__)
+
 /**
  * ksync_pressure_describe() - what the monitor watches, and why not the rest.
  * One line per source tried: its name, "ok" and what it opened (the file, the
@@ -260,6 +317,17 @@ enum ksync_pressure_level ksync_pressure_level(struct ksync_pressure *p);
  *         to the round's first ksync_shrink_slab() call (a histogram of
  *         power-of-two buckets: the p50/p99 are the bucket's upper bound)
  * @latency_samples: rounds measured
+ * @direct_checks: batches of ksync_pressure_charge() published and compared
+ * @direct_reads: re-reads of the byte sources by charging threads
+ * @direct_rounds: direct reclaim rounds run by charging threads
+ * @direct_throttled: charges that waited for another thread's round
+ * @direct_bytes: bytes charged and published (a thread's unpublished
+ *         remainder, under @charge_batch, is not in it)
+ * @direct_scans, @direct_freed: ksync_shrink_slab() calls of direct rounds,
+ *         objects they returned
+ * @direct_ns_p50, @direct_ns_p99, @direct_ns_max: how long a charging
+ *         thread spent in a direct round (the stall), power-of-two buckets
+ *         as @latency_ns_p50
  */
 struct ksync_pressure_stats {
 	uint64_t events[KSYNC_PRESSURE_NR_LEVELS];
@@ -272,6 +340,16 @@ struct ksync_pressure_stats {
 	uint64_t latency_ns_p99;
 	uint64_t latency_ns_max;
 	uint64_t latency_samples;
+	uint64_t direct_checks;
+	uint64_t direct_reads;
+	uint64_t direct_rounds;
+	uint64_t direct_throttled;
+	uint64_t direct_bytes;
+	uint64_t direct_scans;
+	uint64_t direct_freed;
+	uint64_t direct_ns_p50;
+	uint64_t direct_ns_p99;
+	uint64_t direct_ns_max;
 };
 
 /** ksync_pressure_get_stats() - a consistent copy of the figures. */
