@@ -744,6 +744,8 @@ static void publish_reaction(struct pc_shared *sh)
 	PC_ST(sh->scans, rs.scans);
 	PC_ST(sh->objects_freed, rs.freed);
 	PC_ST(sh->lib_p99_ns, rs.lib_p99_ns);
+	PC_ST(sh->direct_reclaims, rs.direct_rounds);
+	PC_ST(sh->direct_freed, rs.direct_freed);
 }
 
 static uint64_t serve(const struct pc_params *p, struct pc_shared *sh, struct zipf *z, bool reacting)
@@ -814,6 +816,9 @@ static uint64_t serve(const struct pc_params *p, struct pc_shared *sh, struct zi
 
 		/* a miss: fetch the value, then insert it */
 		KSYNC_LIST_HEAD(dispose);
+
+		if (p->direct_reclaim && reacting)
+			reactor_charge(C.value_bytes);   /* over the watermark: reclaim first, unlocked */
 		unsigned char *v = value_map(C.value_bytes);
 
 		e = v ? malloc(sizeof(*e)) : NULL;
@@ -885,6 +890,11 @@ int pc_child_run(const struct pc_params *p, struct pc_shared *sh)
 		if (err)
 			snprintf(sh->desc, sizeof(sh->desc), "ksync: no pressure source: %s", strerror(-err));
 		reacting = !err;
+		if (reacting && p->direct_reclaim) {
+			size_t n = strlen(sh->desc);
+
+			snprintf(sh->desc + n, sizeof(sh->desc) - n, "; direct reclaim on the insert path");
+		}
 	} else if (p->variant == PC_TRIM) {
 		tw.fd = p->psi_path[0] ? trim_open(p->psi_path, sh->desc, sizeof(sh->desc)) : -1;
 		if (!p->psi_path[0])
@@ -917,6 +927,8 @@ int pc_child_run(const struct pc_params *p, struct pc_shared *sh)
 		PC_ST(sh->scans, rs.scans);
 		PC_ST(sh->objects_freed, rs.freed);
 		PC_ST(sh->lib_p99_ns, rs.lib_p99_ns);
+		PC_ST(sh->direct_reclaims, rs.direct_rounds);
+		PC_ST(sh->direct_freed, rs.direct_freed);
 	}
 	cache_destroy();
 	free(z.cdf);

@@ -89,6 +89,7 @@ struct options {
 	unsigned lru_mask;                        /* 1 << enum pc_lru: the LRUs to run */
 	unsigned shadow_mask;                     /* 1: without shadows, 2: with */
 	bool no_cgroup;                           /* every variant selected, no cgroup */
+	bool no_direct;                           /* ksync: no direct reclaim on the insert path */
 };
 
 /* One configuration of the cache: an LRU, shadows on or off. */
@@ -115,6 +116,7 @@ struct result {
 	double p50_ms, p99_ms, max_ms;
 	uint64_t cap;
 	struct config cfg;
+	bool direct;
 	uint64_t ws_refaults, ws_activations, shadow_nodes_peak, shadow_budget_at_peak, shadow_budget_max;
 	uint64_t shadow_excess_max, shadow_samples, shadow_over_samples, shadow_nodes_end, shadow_nodes_freed;
 	uint64_t shadow_entries_end, shadow_trims, shadow_node_bytes, direct_reclaims, direct_freed;
@@ -170,6 +172,7 @@ static void usage(FILE *f)
 		"  --shadows          classic/mglru: evictions leave shadow entries (with --no-shadows\n"
 		"  --no-shadows       too, or neither: each configuration runs with and without)\n"
 		"  --requests N       serve exactly N requests per run instead of --seconds\n"
+		"  --no-direct        ksync: no direct reclaim on the insert path (the monitor's rounds only)\n"
 		"  --no-cgroup        run the variants selected without a memory cgroup (ksync\n"
 		"                     against the budget): with --requests and --batch-mib 0, a\n"
 		"                     fixed variant's run is deterministic\n");
@@ -194,7 +197,7 @@ static int parse(int argc, char **argv, struct options *o)
 		{ "workingset", no_argument, NULL, 'G' },      { "ws-requests", required_argument, NULL, 'r' },
 		{ "lru", required_argument, NULL, 'L' },       { "shadows", no_argument, NULL, 'E' },
 		{ "no-shadows", no_argument, NULL, 'N' },      { "requests", required_argument, NULL, 'Q' },
-		{ "no-cgroup", no_argument, NULL, 'C' },       { "help", no_argument, NULL, 'h' },
+		{ "no-cgroup", no_argument, NULL, 'C' },       { "no-direct", no_argument, NULL, 'D' },       { "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -305,6 +308,7 @@ static int parse(int argc, char **argv, struct options *o)
 		case 'N': o->shadow_mask |= 1; break;
 		case 'Q': o->base.requests = strtoull(optarg, NULL, 0); break;
 		case 'C': o->no_cgroup = true; break;
+		case 'D': o->no_direct = true; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -1;
 		}
@@ -422,6 +426,8 @@ static int run_variant(const struct options *o, int cgv, enum pc_variant v, cons
 	p.budget = budget;
 	p.lru = cfg->lru;
 	p.shadows = cfg->shadows;
+	p.direct_reclaim = v == PC_KSYNC && !o->no_direct;
+	r->direct = p.direct_reclaim;
 	r->cfg = *cfg;
 	p.cap_bytes = v == PC_FIXED_LOW ? (uint64_t)(o->low_mib * MIB)
 		      : v == PC_KSYNC   ? 0
@@ -674,8 +680,8 @@ static void write_variant(FILE *f, const struct options *o, const struct result 
 			(unsigned long long)r->shadow_node_bytes,
 			(unsigned long long)(r->shadow_nodes_peak * r->shadow_node_bytes),
 			(unsigned long long)(r->shadow_budget_at_peak * r->shadow_node_bytes));
-	fprintf(f, ",\n      \"direct_reclaims\": %llu, \"direct_freed\": %llu, \"reaction\": ",
-		(unsigned long long)r->direct_reclaims, (unsigned long long)r->direct_freed);
+	fprintf(f, ",\n      \"direct_reclaim\": %s, \"direct_reclaims\": %llu, \"direct_freed\": %llu, \"reaction\": ",
+		r->direct ? "true" : "false", (unsigned long long)r->direct_reclaims, (unsigned long long)r->direct_freed);
 	json_str(f, r->desc);
 	if (o->base.workload == PC_WL_SCAN)
 		fprintf(f, ",\n      \"hot_hit_rate\": %.4f, \"hot_ops\": %llu", r->hot_hit_rate,
