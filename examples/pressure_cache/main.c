@@ -760,7 +760,7 @@ static int write_json(const char *path, const struct options *o, int cgv, const 
 		return -1;
 	}
 	fprintf(f, "{\n  \"limit_bytes\": %llu,\n", (unsigned long long)o->base.limit_bytes);
-	fprintf(f, "  \"mode\": \"%s\",\n  \"cgroup\": \"%s\",\n  \"why\": ", cgv ? "cgroup" : ws ? "workingset" : "budget",
+	fprintf(f, "  \"mode\": \"%s\",\n  \"cgroup\": \"%s\",\n  \"why\": ", cgv ? "cgroup" : ws ? "workingset" : o->no_cgroup ? "no-cgroup" : "budget",
 		cgv == 1 ? "v1" : cgv == 2 ? "v2" : "none");
 	json_str(f, why);
 	fprintf(f,
