@@ -61,6 +61,21 @@ struct ksync__psrc_ops {
 	int (*sample)(struct ksync__psrc *s);
 	/* close: close the fds, free priv. Safe after a failed open. */
 	void (*close)(struct ksync__psrc *s);
+	/*
+	 * probe_new (byte sources: limit, meminfo, budget; NULL otherwise):
+	 * after a successful open, a copy of what sample() reads (paths, page
+	 * size), owned by the monitor (freed with free()), for direct reclaim
+	 * (direct.c): the charging threads read through it while the runner
+	 * samples, closes or reopens the source itself. NULL: out of memory.
+	 */
+	void *(*probe_new)(const struct ksync__psrc *s);
+	/*
+	 * probe_read: the figure and the limit now, through a probe; writes
+	 * nothing but its arguments (any thread, any number at once). @limit
+	 * comes in holding the last limit known, kept where the limit cannot
+	 * be read again. Return 0 or -errno.
+	 */
+	int (*probe_read)(const void *probe, uint64_t *figure, uint64_t *limit);
 };
 
 struct ksync__psrc {

@@ -263,24 +263,23 @@ static int budget_open(struct ksync__psrc *s, const struct ksync__penv *env)
 	return 0;
 }
 
-/* poll_sample() - read the figure (and MemTotal) now; the level, or -errno. */
-static int poll_sample(struct ksync__psrc *s)
+/*
+ * poll_read() - the figure and its limit now, from @p alone (so that both
+ * poll_sample() and direct reclaim's probes use it). *@limit is kept where
+ * it cannot be read again. *@parsed tells a parse failure from a read one.
+ * Return: 0 or -errno.
+ */
+static int poll_read(const struct poll_priv *p, uint64_t *out, uint64_t *limit, bool *parsed)
 {
-	struct poll_priv *p = s->priv;
 	char buf[16384];
 	ssize_t n = ksync__psrc_read_file(p->file, buf, sizeof(buf));
 	uint64_t figure = 0, total, avail, size, resident;
 	int r;
 
-	if (n < 0) {
-		r = (int)n;
-		if (r == -ENOENT || r == -ENODEV)
-			ksync__psrc_desc(s, "%s vanished (%s)", p->shown, strerror(-r));
-		else
-			ksync__psrc_desc(s, "cannot read %s: %s", p->shown, strerror(-r));
-		s->status = r;
-		return r;
-	}
+	*parsed = false;
+	if (n < 0)
+		return (int)n;
+	*parsed = true;
 	switch (p->kind) {
 	case POLL_CGROUP:
 		r = ksync_pressure_parse_cgroup_value(buf, (size_t)n, &figure);
@@ -294,14 +293,14 @@ static int poll_sample(struct ksync__psrc *s)
 			uint64_t lim;
 
 			if (dir_limit(p->limdir, p->v2, &lim) == 0)
-				s->limit = lim;
+				*limit = lim;
 		}
 		break;
 	case POLL_MEMINFO:
 		r = ksync_pressure_parse_meminfo(buf, (size_t)n, &total, &avail);
 		if (r == 0) {
 			figure = total - avail;
-			s->limit = total;
+			*limit = total;
 		}
 		break;
 	default:
@@ -310,6 +309,28 @@ static int poll_sample(struct ksync__psrc *s)
 			figure = resident > UINT64_MAX / p->page_size ? UINT64_MAX : resident * p->page_size;
 		break;
 	}
+	if (r == 0)
+		*out = figure;
+	return r;
+}
+
+/* poll_sample() - read the figure (and MemTotal) now; the level, or -errno. */
+static int poll_sample(struct ksync__psrc *s)
+{
+	struct poll_priv *p = s->priv;
+	uint64_t figure = 0, limit = s->limit;
+	bool parsed;
+	int r = poll_read(p, &figure, &limit, &parsed);
+
+	if (r < 0 && !parsed) {
+		if (r == -ENOENT || r == -ENODEV)
+			ksync__psrc_desc(s, "%s vanished (%s)", p->shown, strerror(-r));
+		else
+			ksync__psrc_desc(s, "cannot read %s: %s", p->shown, strerror(-r));
+		s->status = r;
+		return r;
+	}
+	s->limit = limit;
 	if (r < 0) {
 		if (r == -ENOENT && p->kind == POLL_MEMINFO)
 			ksync__psrc_desc(s, "no MemTotal or MemAvailable in /proc/meminfo "
@@ -321,6 +342,23 @@ static int poll_sample(struct ksync__psrc *s)
 	}
 	s->figure = figure;
 	return ksync_pressure_level_of(figure, s->limit, p->permille);
+}
+
+/* Direct reclaim's copy of what poll_sample() reads (internal.h). */
+static void *poll_probe_new(const struct ksync__psrc *s)
+{
+	struct poll_priv *copy = KSYNC__ALLOC(malloc(sizeof(*copy)));
+
+	if (copy)
+		memcpy(copy, s->priv, sizeof(*copy));
+	return copy;
+}
+
+static int poll_probe_read(const void *probe, uint64_t *figure, uint64_t *limit)
+{
+	bool parsed;
+
+	return poll_read(probe, figure, limit, &parsed);
 }
 
 /* No fds: never called; NONE for a monitor that asks anyway. */
@@ -345,6 +383,8 @@ const struct ksync__psrc_ops ksync__psrc_limit_ops = {
 	.ready = poll_ready,
 	.sample = poll_sample,
 	.close = poll_close,
+	.probe_new = poll_probe_new,
+	.probe_read = poll_probe_read,
 };
 
 const struct ksync__psrc_ops ksync__psrc_meminfo_ops = {
@@ -353,6 +393,8 @@ const struct ksync__psrc_ops ksync__psrc_meminfo_ops = {
 	.ready = poll_ready,
 	.sample = poll_sample,
 	.close = poll_close,
+	.probe_new = poll_probe_new,
+	.probe_read = poll_probe_read,
 };
 
 const struct ksync__psrc_ops ksync__psrc_budget_ops = {
@@ -361,4 +403,6 @@ const struct ksync__psrc_ops ksync__psrc_budget_ops = {
 	.ready = poll_ready,
 	.sample = poll_sample,
 	.close = poll_close,
+	.probe_new = poll_probe_new,
+	.probe_read = poll_probe_read,
 };

@@ -87,6 +87,8 @@ static const char *config_error(const struct ksync_pressure_config *cfg,
 		if ((t->full || t->stall_us || t->window_us) && t->stall_us > t->window_us)
 			return "a trigger whose stall is longer than its window";
 	}
+	if (cfg->direct_permille > 1000)
+		return "a direct_permille above 1000";
 	if (cfg->group && ksync_memgroup_set_of(cfg->group) != ksync_shrinker_registry_groups(reg))
 		return "a group of another set than the registry's";
 	return NULL;
@@ -122,6 +124,12 @@ static void config_defaults(struct ksync_pressure_config *c)
 			c->poll_ms[l] = poll[l];
 	if (!c->hold_ms)
 		c->hold_ms = 2000;
+	if (!c->direct_permille)
+		c->direct_permille = c->limit_permille[KSYNC_PRESSURE_MEDIUM];
+	if (!c->direct_max)
+		c->direct_max = 2;
+	if (!c->charge_batch)
+		c->charge_batch = 256 * 1024;
 	if (!c->root)
 		c->root = "";
 	if (!c->systemd_watch)
@@ -224,6 +232,11 @@ int ksync__pressure_create(KSYNC_SITE_ARGS, const struct ksync_pressure_config *
 		return r;
 	}
 	r = ksync__pm_open(m);
+	if (!r) {
+		r = ksync__pm_direct_init(m);
+		if (r)
+			ksync__pm_close(m);
+	}
 	if (r) {
 		ksync__pm_list_del(m);
 		pthread_mutex_destroy(&m->lock);
@@ -247,6 +260,7 @@ int ksync__pressure_destroy(KSYNC_SITE_ARGS, struct ksync_pressure *p)
 		return -EDEADLK;
 	ksync__pm_stop_thread(p);
 	ksync__pm_wait_runner(p); /* a dispatcher of another thread in its round */
+	ksync__pm_direct_fini(p);  /* charging threads in their slow path */
 	ksync__pm_list_del(p);
 	ksync__pm_close(p);
 	if (p->group)
@@ -299,6 +313,29 @@ int ksync__pressure_inject(KSYNC_SITE_ARGS, struct ksync_pressure *p, enum ksync
 /* ------------------------------------------------------------------------ */
 /* What the monitor tells                                                   */
 
+/* The "direct:" line of describe (snprintf's contract; @p's lock held). */
+static size_t describe_direct(struct ksync_pressure *p, char *buf, size_t len)
+{
+	const struct ksync_pressure_config *c = &p->env.cfg;
+	char names[64] = "";
+	int n;
+
+	if (!p->direct.kinds)
+		n = snprintf(buf, len, "direct: off: no byte source (limit, budget or meminfo) to estimate "
+				       "against; ksync_pressure_charge() only counts\n");
+	else {
+		for (int k = 0; k < KSYNC_PRESSURE_NR_SOURCES; k++)
+			if (p->direct.kinds & (1u << k))
+				snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+					 names[0] ? ", " : "", source_names[k]);
+		n = snprintf(buf, len,
+			     "direct: ok: ksync_pressure_charge() reclaims over %u per mille of the limit of %s; "
+			     "batch %zu bytes, at most %u threads reclaiming at once\n",
+			     c->direct_permille, names, c->charge_batch, c->direct_max);
+	}
+	return n < 0 ? 0 : (size_t)n;
+}
+
 size_t ksync_pressure_describe(struct ksync_pressure *p, char *buf, size_t len)
 {
 	size_t need = 0;
@@ -346,6 +383,7 @@ size_t ksync_pressure_describe(struct ksync_pressure *p, char *buf, size_t len)
 			snprintf(buf + need, len - need, "%s", none);
 		need += strlen(none);
 	}
+	need += describe_direct(p, need < len ? buf + need : dummy, need < len ? len - need : sizeof(dummy));
 	pthread_mutex_unlock(&p->lock);
 	return need;
 }
@@ -392,5 +430,18 @@ void ksync_pressure_get_stats(struct ksync_pressure *p, struct ksync_pressure_st
 		if (out->latency_ns_p99 > out->latency_ns_max)
 			out->latency_ns_p99 = out->latency_ns_max;
 	}
+	uint64_t stalls = 0;
+	for (int b = 0; b < KSYNC__PM_HIST; b++)
+		stalls += p->direct.hist[b];
+	if (stalls) {
+		out->direct_ns_p50 = percentile(p->direct.hist, (stalls + 1) / 2);
+		out->direct_ns_p99 = percentile(p->direct.hist, stalls - stalls / 100);
+		if (out->direct_ns_p50 > out->direct_ns_max)
+			out->direct_ns_p50 = out->direct_ns_max;
+		if (out->direct_ns_p99 > out->direct_ns_max)
+			out->direct_ns_p99 = out->direct_ns_max;
+	}
+	out->direct_checks = __atomic_load_n(&p->direct.checks, __ATOMIC_RELAXED);
+	out->direct_bytes = __atomic_load_n(&p->direct.published, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&p->lock);
 }

@@ -82,6 +82,29 @@ struct ksync_pressure {
 	struct ksync_pressure_stats st;                /* without the latency percentiles */
 	uint64_t hist[KSYNC__PM_HIST];
 
+	/* Direct reclaim (direct.c): ksync_pressure_charge(). */
+	struct {
+		/* Set at create, read-only afterwards. */
+		uint64_t serial;          /* this monitor's number (threads' counters name it) */
+		size_t batch;             /* cfg.charge_batch */
+		unsigned kinds;           /* byte sources with a probe */
+		void *probe[KSYNC_PRESSURE_NR_SOURCES];
+		const struct ksync__psrc_ops *probe_ops[KSYNC_PRESSURE_NR_SOURCES];
+		uint64_t limit0[KSYNC_PRESSURE_NR_SOURCES]; /* the limit at open (probe_read's fallback) */
+		/* Atomic, written by charging threads once per batch, and by reads. */
+		uint64_t published;       /* bytes published since create */
+		uint64_t checks;          /* batches published */
+		uint64_t base;            /* @published when the figures were last read */
+		uint64_t room;            /* bytes from the last read to the nearest watermark */
+		/* Under @lock. */
+		int inflight;             /* threads in the slow path (destroy waits for 0) */
+		int reclaiming;           /* threads in a direct round (<= cfg.direct_max) */
+		uint64_t rounds_done;     /* direct rounds ended (throttled threads wait for a change) */
+		bool dying;               /* destroy has begun */
+		pthread_cond_t cv;        /* with @lock: a round ended, or the last caller left */
+		uint64_t hist[KSYNC__PM_HIST]; /* stall of direct rounds */
+	} direct;
+
 	/* Every monitor of the process, for the fork handlers (run.c's list lock). */
 	struct ksync_pressure *list_next, *list_prev;
 };
@@ -101,6 +124,13 @@ uint64_t ksync__pm_now(void);
 enum ksync_pressure_level ksync__pm_level_locked(struct ksync_pressure *m, uint64_t now);
 void ksync__pm_note(struct ksync_pressure *m, struct ksync__pm_batch *b, int kind, int level, unsigned n);
 void ksync__pm_react(struct ksync_pressure *m, struct ksync__pm_batch *b);
+
+/* direct.c */
+int ksync__pm_direct_init(struct ksync_pressure *m);
+void ksync__pm_direct_fini(struct ksync_pressure *m);
+uint64_t ksync__pm_direct_sampling(struct ksync_pressure *m);
+void ksync__pm_direct_sampled(struct ksync_pressure *m, uint64_t base);
+void ksync__pm_direct_child(struct ksync_pressure *m);
 
 /* run.c */
 int ksync__pm_open(struct ksync_pressure *m);

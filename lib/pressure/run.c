@@ -342,6 +342,9 @@ static int pm_pass(struct ksync_pressure *m, int timeout)
 	/* The polled sources, when due; a poll that finds a level is an event. */
 	uint64_t now = ksync__pm_now();
 	if (any_polled(m) && now >= m->next_poll) {
+		/* Direct reclaim's estimate restarts from these samples (direct.c). */
+		uint64_t direct_base = ksync__pm_direct_sampling(m);
+
 		for (int k = 0; k < KSYNC_PRESSURE_NR_SOURCES; k++) {
 			struct ksync__psrc *s = &m->src[k];
 
@@ -355,6 +358,7 @@ static int pm_pass(struct ksync_pressure *m, int timeout)
 				ksync__pm_note(m, &b, k, r, 1);
 			}
 		}
+		ksync__pm_direct_sampled(m, direct_base);
 		now = ksync__pm_now();
 		pthread_mutex_lock(&m->lock);
 		int level = ksync__pm_level_locked(m, now);
@@ -567,6 +571,7 @@ static void pm_child(void)
 		__atomic_store_n(&m->stop, 0, __ATOMIC_RELAXED);
 		/* A runner that is not this thread did not come along. */
 		__atomic_store_n(&m->busy, ksync__pm_running == m, __ATOMIC_RELAXED);
+		ksync__pm_direct_child(m);
 		pthread_mutex_unlock(&m->lock);
 	}
 	pthread_mutex_unlock(&pm_list_lock);

@@ -25,6 +25,9 @@
 #include "ktest.h"
 #include "reports.h"
 #include "shrinker_stubs.h"
+#include "wait.h"
+
+#include "../../lib/pressure/monitor.h" /* the destroy case waits for m->direct.dying */
 
 #ifndef KSYNC_ERRORS_MD
 #error "the build passes the path of docs/errors.md as KSYNC_ERRORS_MD"
@@ -40,7 +43,7 @@ static void errno_name(char *buf, long v)
 {
 	static const struct { long v; const char *name; } names[] = {
 		{ -EINVAL, "-EINVAL" }, { -EBUSY, "-EBUSY" }, { -ENOENT, "-ENOENT" },
-		{ -EDEADLK, "-EDEADLK" }, { -ENOMEM, "-ENOMEM" }, { 0, "0" },
+		{ -EDEADLK, "-EDEADLK" }, { -ENOMEM, "-ENOMEM" }, { -ESHUTDOWN, "-ESHUTDOWN" }, { 0, "0" },
 	};
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (names[i].v == v) {
@@ -669,6 +672,70 @@ static void c_pr_inject_level(struct seen *s)
 	KASSERT(ksync_pressure_destroy(p) == 0);
 }
 
+/* Direct reclaim (ksync_pressure_charge()). */
+static void c_pr_direct_permille(struct seen *s) { BAD_CONFIG(s, { .direct_permille = 1001 }); }
+static void c_pr_charge_null(struct seen *s) { TWICE_NUM(s, ksync_pressure_charge(NULL, 1)); }
+
+/* A shrinker that holds the direct round of the thread in it until released. */
+static int dr_in, dr_release;
+static unsigned long dr_count(struct ksync_shrinker *sh, struct ksync_shrink_control *sc)
+{
+	(void)sh;
+	(void)sc;
+	return 1024;
+}
+static unsigned long dr_scan(struct ksync_shrinker *sh, struct ksync_shrink_control *sc)
+{
+	(void)sh;
+	__atomic_store_n(&dr_in, 1, __ATOMIC_RELEASE);
+	KT_POLL_UNTIL(__atomic_load_n(&dr_release, __ATOMIC_ACQUIRE));
+	return sc->nr_to_scan;
+}
+static void *dr_charge(void *p)
+{
+	/* The budget of 1 byte is far below the resident set: a direct round, held in dr_scan. */
+	KASSERT(ksync_pressure_charge((struct ksync_pressure *)p, 1 << 20) & KSYNC_PRESSURE_CHARGE_RECLAIMED);
+	return NULL;
+}
+static void *dr_destroy(void *p)
+{
+	KASSERT(ksync_pressure_destroy((struct ksync_pressure *)p) == 0);
+	return NULL;
+}
+static bool dr_dying(struct ksync_pressure *p)
+{
+	pthread_mutex_lock(&p->lock);
+	bool d = p->direct.dying;
+	pthread_mutex_unlock(&p->lock);
+	return d;
+}
+static void c_pr_charge_dying(struct seen *s)
+{
+	struct ksync_shrinker_registry *reg = ksync_shrinker_registry_create(1);
+	struct ksync_shrinker *sh = ksync_shrinker_alloc(reg, 0, "held");
+	struct ksync_pressure_config cfg = { .sources = KSYNC_PRESSURE_SRC(KSYNC_PRESSURE_SRC_BUDGET),
+					     .budget_bytes = 1, .reg = reg };
+	struct ksync_pressure *p = NULL;
+	pthread_t a, d;
+
+	KASSERT(sh);
+	sh->count_objects = dr_count;
+	sh->scan_objects = dr_scan;
+	KASSERT(ksync_shrinker_register(sh) == 0);
+	KASSERT(ksync_pressure_create(&cfg, &p) == 0);
+	dr_in = dr_release = 0;
+	KASSERT(pthread_create(&a, NULL, dr_charge, p) == 0);
+	KT_POLL_UNTIL(__atomic_load_n(&dr_in, __ATOMIC_ACQUIRE)); /* a thread is inside */
+	KASSERT(pthread_create(&d, NULL, dr_destroy, p) == 0);
+	KT_POLL_UNTIL(dr_dying(p));                               /* destroy began and waits for it */
+	TWICE_NUM(s, ksync_pressure_charge(p, 1 << 20));
+	__atomic_store_n(&dr_release, 1, __ATOMIC_RELEASE);
+	KASSERT(pthread_join(a, NULL) == 0);
+	KASSERT(pthread_join(d, NULL) == 0);
+	KASSERT(ksync_shrinker_free(sh) == 0);
+	KASSERT(ksync_shrinker_registry_destroy(reg) == 0);
+}
+
 /* Object caches (lib/objcache). */
 static void c_oc_size(struct seen *s) { TWICE_PTR(s, ksync_objcache_create("e", 0, 0, 0, NULL)); }
 static void c_oc_align(struct seen *s) { TWICE_PTR(s, ksync_objcache_create("e", 8, 24, 0, NULL)); }
@@ -984,6 +1051,9 @@ static const struct row_case {
 	{ "ksync_pressure_on_level", "a level outside LOW..CRITICAL", c_pr_on_level, 0, 0 },
 	{ "ksync_pressure_inject", "the monitor has no test source", c_pr_inject_nosrc, 0, 0 },
 	{ "ksync_pressure_inject", "a level outside LOW..CRITICAL", c_pr_inject_level, 0, 0 },
+	{ "ksync_pressure_create", "a direct_permille above 1000", c_pr_direct_permille, 0, 0 },
+	{ "ksync_pressure_charge", "a NULL monitor", c_pr_charge_null, 0, 0 },
+	{ "ksync_pressure_charge", "over the watermark after ksync_pressure_destroy began", c_pr_charge_dying, 0, 0 },
 	{ "ksync_objcache_create", "size 0 or above KSYNC_OBJCACHE_MAX_SIZE", c_oc_size, 0, 0 },
 	{ "ksync_objcache_create", "an alignment not a power of two, or above KSYNC_OBJCACHE_MAX_ALIGN", c_oc_align, 0, 0 },
 	{ "ksync_objcache_create", "unknown flags", c_oc_flags, 0, 0 },

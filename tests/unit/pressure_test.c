@@ -581,6 +581,13 @@ static bool lines_well_formed(const char *text, unsigned *mask, unsigned *named)
 
 		if (!nl)
 			return false;
+		/* Direct reclaim's line (ksync_pressure_charge()) closes the text. */
+		if (!strncmp(line, "direct: ok: ", 12) || !strncmp(line, "direct: off: ", 13)) {
+			line = nl + 1;
+			if (*line)
+				return false;
+			break;
+		}
 		for (k = 0; k < KSYNC_PRESSURE_NR_SOURCES; k++) {
 			size_t n = strlen(names[k]);
 			if (!strncmp(line, names[k], n) && line[n] == ':') {
