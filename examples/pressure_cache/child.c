@@ -36,7 +36,10 @@
  *    @batch_first_s, maps @batch_bytes and touches it progressively over
  *    @batch_grow_s (a job grows, it does not appear), holds it
  *    @batch_hold_s, and unmaps it: the neighbour whose memory the cache must
- *    yield.
+ *    yield. In the ksync variant both threads charge what they are about
+ *    to allocate (reactor_charge(), ksync_pressure_charge()): past the
+ *    watermark the allocating thread reclaims itself (the kernel's direct
+ *    reclaim runs in whichever task of the group allocates).
  *
  * Variants: fixed-high and fixed-low only cap the cache; trim caps it like
  * fixed-high and calls malloc_trim(0) whenever a PSI trigger on the child's
@@ -639,6 +642,9 @@ static void *batch_job(void *arg)
 			break;
 		/* grow: a MiB at a time, evenly over batch_grow_s */
 		for (size_t s = 0; s < steps; s++) {
+			/* ksync: an allocating thread of the group reclaims too, as in the kernel */
+			if (p->direct_reclaim)
+				reactor_charge(step);
 			memset(blk + s * step, (int)(s + 1), step);
 			PC_ST(sh->batch_bytes, (uint64_t)(s + 1) * step);
 			if (!sleep_until(start + grow_ns * (s + 1) / steps))

@@ -24,10 +24,11 @@
  * (ksync_pressure_describe(), in the variant's "reaction" line).
  *
  * Direct reclaim (reactor_charge(), ksync_pressure_charge()): the serving
- * thread charges each new value before it maps it; past the watermark
- * (the MEDIUM level's 900 per mille of the limit) it runs a reclaim round
- * itself, as the kernel's allocating tasks do, so that a cache adding
- * ~1 GB/s (the scan workload) cannot outrun the polls between two of them.
+ * thread charges each new value before it maps it, the batch job each MiB
+ * it is about to touch; past the watermark (the MEDIUM level's 900 per
+ * mille of the limit) the charging thread runs a reclaim round itself, as
+ * the kernel's allocating tasks do, so that a cache adding ~1 GB/s (the
+ * scan workload) cannot outrun the polls between two of them.
  *
  * In practice the limit source does the work here: PSI and vmpressure
  * report stalls and reclaim, which anonymous memory without swap never
