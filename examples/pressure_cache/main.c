@@ -438,8 +438,11 @@ static int run_variant(const struct options *o, int cgv, enum pc_variant v, cons
 		return -errno;
 	memset(sh, 0, sizeof(*sh));   /* touched here: charged to the parent's group */
 	if (!budget) {
-		snprintf(name, sizeof(name), "ksync-pressure-cache-%d-%s-%s%s", (int)getpid(), pc_variant_name[v],
-			 pc_lru_name[cfg->lru], cfg->shadows ? "-shadows" : "");
+		if (cfg->lru == PC_LRU_LIST)
+			snprintf(name, sizeof(name), "ksync-pressure-cache-%d-%s", (int)getpid(), pc_variant_name[v]);
+		else
+			snprintf(name, sizeof(name), "ksync-pressure-cache-%d-%s-%s%s", (int)getpid(),
+				 pc_variant_name[v], pc_lru_name[cfg->lru], cfg->shadows ? "-shadows" : "");
 		if (pc_cgroup_create(&cg, cgv, name, p.limit_bytes, why, sizeof(why))) {
 			fprintf(stderr, "pressure_cache: %s\n", why);
 			munmap(sh, sizeof(*sh));
