@@ -18,7 +18,10 @@
  *               default reaction to memory pressure);
  *   ksync       no cap: the cache grows while memory is free, and a
  *               memcg-aware shrinker (ksync::shrinker over ksync::list_lru)
- *               gives memory back when the pressure reaction calls it.
+ *               gives memory back when the pressure reaction calls it: the
+ *               monitor's rounds, and direct reclaim by the allocating
+ *               threads (ksync_pressure_charge() on the cache's insert path
+ *               and the batch job's growth; --no-direct: rounds only).
  *
  * As root, each child runs in a v1 memory cgroup with the limit (v2
  * memory.max where the controller is on v2) and a v2 group for its own PSI
