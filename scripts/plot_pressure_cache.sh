@@ -10,6 +10,8 @@
 # batch job's shares stacked below it (timeline_fine, every 100 ms, else the
 # per-second timeline). The panel's
 # title has the variant's figures (OOM kill, hit rate, ops/s, limit hits).
+# A run with --lru (the JSON has "runs") gets one panel per run instead:
+# variant, LRU flavour, shadows on or off, and the hot-key hit rate too.
 # Needs gnuplot, and jq or python3 to read the JSON.
 set -eu
 
@@ -22,19 +24,36 @@ py() {
 	python3 - "$in" "$tmp" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-for name, v in d["variants"].items():
+if "runs" in d:
+    panels = [(f"p{i}", r, f'{r["variant"]} ({r["lru"]}, shadows {"on" if r["shadows"] else "off"})')
+              for i, r in enumerate(d["runs"])]
+else:
+    panels = [(n, d["variants"][n], n) for n in ("fixed-high", "fixed-low", "trim", "ksync") if n in d["variants"]]
+for name, v, label in panels:
     with open(f"{sys.argv[2]}/{name}.dat", "w") as f:
         for s in v.get("timeline_fine") or v["timeline"]:
             f.write(f'{s["t_s"]} {s["cache_bytes"]/1048576:.2f} {s["batch_bytes"]/1048576:.2f} {s["usage_bytes"]/1048576:.2f}\n')
     with open(f"{sys.argv[2]}/{name}.title", "w") as f:
-        f.write(f'{name}: {"OOM-killed" if v["oom_killed"] else "alive"}, hit rate {v["hit_rate"]*100:.1f} %, '
+        hot = f', hot-key hit rate {v["hot_hit_rate"]*100:.1f} %' if "hot_hit_rate" in v else ""
+        f.write(f'{label}: {"OOM-killed" if v["oom_killed"] else "alive"}, hit rate {v["hit_rate"]*100:.1f} %{hot}, '
                 f'{v["ops_per_s"]/1000:.1f} k ops/s, {v["limit_hits"]} limit hits, peak {v["peak_usage_bytes"]/1048576:.1f} MiB')
 print(d["limit_bytes"] / 1048576)
-print(" ".join(n for n in ("fixed-high", "fixed-low", "trim", "ksync") if n in d["variants"]))
+print(" ".join(p[0] for p in panels))
 PY
 }
 
-if command -v jq >/dev/null 2>&1; then
+if command -v jq >/dev/null 2>&1 && jq -e '.runs' "$in" >/dev/null 2>&1; then
+	limit=$(jq -r '.limit_bytes / 1048576' "$in")
+	names=$(jq -r '[range(0; .runs | length) | "p\(.)"] | join(" ")' "$in")
+	for n in $names; do
+		i=${n#p}
+		jq -r --argjson i "$i" '.runs[$i] | (.timeline_fine // .timeline)[] |
+			"\(.t_s) \(.cache_bytes/1048576) \(.batch_bytes/1048576) \(.usage_bytes/1048576)"' "$in" >"$tmp/$n.dat"
+		jq -r --argjson i "$i" '.runs[$i] |
+			"\(.variant) (\(.lru), shadows \(if .shadows then "on" else "off" end)): \(if .oom_killed then "OOM-killed" else "alive" end), hit rate \(.hit_rate*1000|round/10) %\(if .hot_hit_rate then ", hot-key hit rate \(.hot_hit_rate*1000|round/10) %" else "" end), \(.ops_per_s/100|round/10) k ops/s, \(.limit_hits) limit hits, peak \(.peak_usage_bytes/104857.6|round/10) MiB"' \
+			"$in" >"$tmp/$n.title"
+	done
+elif command -v jq >/dev/null 2>&1; then
 	limit=$(jq -r '.limit_bytes / 1048576' "$in")
 	names=$(jq -r '[("fixed-high","fixed-low","trim","ksync") as $n | select(.variants[$n]) | $n] | join(" ")' "$in")
 	for n in $names; do

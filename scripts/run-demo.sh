@@ -7,7 +7,12 @@
 # Then the pressure demo (issue 20): a cache inside a memory cgroup's limit
 # beside a batch job, four variants of $PRESSURE_SECONDS s each (default 12:
 # the two demos together take about a minute), its table and whether the
-# ksync variant met its targets; out/pressure_cache.json and .png.
+# ksync variant met its targets; out/pressure_cache.json and .png. Then the
+# same cache on the scan workload (issue 22): the ksync variant on each LRU
+# flavour (classic, mglru) with and without shadow entries, under the same
+# limit, $PRESSURE_SCAN_SECONDS s a run (default 5, four runs), a line per
+# flavour with the hot-key hit rates; out/pressure_cache_scan.json and .png
+# (the whole table in out/pressure_cache_scan.log).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh demo
@@ -35,4 +40,18 @@ if [ -x scripts/plot_pressure_cache.sh ] && command -v gnuplot >/dev/null 2>&1; 
 	else
 		echo "chart not rendered (the figures are in out/pressure_cache.json)"
 	fi
+fi
+
+echo
+echo "pressure_cache --workload scan: the ksync variant's hot-key hit rate, with and without shadow entries"
+if build/demo/examples/pressure_cache --workload scan --lru both --variants ksync \
+	--seconds "${PRESSURE_SCAN_SECONDS:-5}" --json out/pressure_cache_scan.json >out/pressure_cache_scan.log 2>&1; then
+	grep -E '^ksync, (classic|mglru):' out/pressure_cache_scan.log
+	if [ -x scripts/plot_pressure_cache.sh ] && command -v gnuplot >/dev/null 2>&1 &&
+		scripts/plot_pressure_cache.sh out/pressure_cache_scan.json out/pressure_cache_scan.png >/dev/null; then
+		echo "chart: out/pressure_cache_scan.png"
+	fi
+else
+	tail -20 out/pressure_cache_scan.log
+	exit 1
 fi

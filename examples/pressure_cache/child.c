@@ -36,7 +36,10 @@
  *    @batch_first_s, maps @batch_bytes and touches it progressively over
  *    @batch_grow_s (a job grows, it does not appear), holds it
  *    @batch_hold_s, and unmaps it: the neighbour whose memory the cache must
- *    yield.
+ *    yield. In the ksync variant both threads charge what they are about
+ *    to allocate (reactor_charge(), ksync_pressure_charge()): past the
+ *    watermark the allocating thread reclaims itself (the kernel's direct
+ *    reclaim runs in whichever task of the group allocates).
  *
  * Variants: fixed-high and fixed-low only cap the cache; trim caps it like
  * fixed-high and calls malloc_trim(0) whenever a PSI trigger on the child's
@@ -44,9 +47,31 @@
  * and the reactor (reactor.h) shrinks the cache's group when the memory
  * cgroup (or the budget) says so.
  *
+ * The LRU (--lru). By default the values sit on the list_lru above, with
+ * second chance. With --lru classic|mglru they sit on a ksync_lru of
+ * <ksync/workingset.h> (the classic active/inactive pair, or the
+ * multi-generation LRU) in the same memory group, with a workingset on the
+ * same registry: the shrinker's scan and the evictions to a cap take the
+ * LRU's order (ksync_lru_evict()), and with --shadows every eviction leaves
+ * its token as the key's shadow entry; a miss takes the key's shadow and, if
+ * ksync_workingset_refault() judges it within the workingset, adds the value
+ * active. The shadow entries' own shrinker ("workingset-shadow", memcg-aware,
+ * its budget the group's local LRU statistic >> 3) is registered with the
+ * registry the pressure monitor drives, so the same reclaim rounds that
+ * shrink the cache trim the shadows past their budget. The fixed variants
+ * have no monitor: their evictions to the cap are their reclaim, and each
+ * one trims the shadows to the budget (the kernel's reclaim runs the shadow
+ * shrinker after the LRU). Shadows are keyed by the key's index (key times
+ * the inverse of workload.c's multiplier), so neighbouring keys share a
+ * shadow node as a file's neighbouring pages share an xarray node. The
+ * serving loop samples the shadow nodes against their budget before each
+ * poll of the monitor (the peak before a round).
+ *
  * Locking: the cache's mutex covers the hash table and the values' lifetime;
- * list_lru locks nest inside it (the shrinker's scan takes the mutex, then
- * walks). Munmaps happen after the mutex is dropped.
+ * list_lru and ksync_lru locks nest inside it (the shrinker's scan takes the
+ * mutex, then walks or evicts; ksync_lru_evict() calls back without its own
+ * lock, under the mutex, and the callback stores the shadow: the store's
+ * lock nests inside the mutex too). Munmaps happen after the mutex is dropped.
  */
 #define _GNU_SOURCE
 #include "pc.h"
@@ -57,6 +82,9 @@
 #include <ksync/memgroup_stat.h>
 #include <ksync/objcg.h>
 #include <ksync/shrinker.h>
+#ifdef PC_HAVE_WORKINGSET
+#include <ksync/workingset.h>
+#endif
 
 #include <errno.h>
 #include <fcntl.h>
@@ -72,6 +100,7 @@
 #include <unistd.h>
 
 const char *const pc_variant_name[PC_NR_VARIANTS] = { "fixed-high", "fixed-low", "trim", "ksync" };
+const char *const pc_lru_name[PC_NR_LRUS] = { "list", "classic", "mglru" };
 
 uint64_t pc_now_ns(void)
 {
@@ -94,7 +123,10 @@ void pc_sleep_ns(uint64_t ns)
 
 struct entry {
 	struct ksync_hlist_node hnode;
-	struct ksync_list_lru_item lru;
+	struct ksync_list_lru_item lru;   /* --lru list: on C.lru; else only its link (dispose lists) */
+#ifdef PC_HAVE_WORKINGSET
+	struct ksync_lru_item wlru;       /* --lru classic|mglru: on C.wlru */
+#endif
 	uint32_t key;
 	int referenced;
 	unsigned char *val;
@@ -115,6 +147,12 @@ struct cache {
 	uint64_t bytes;
 	struct pc_shared *sh;
 	uint64_t last_event;   /* the event whose first scan was measured */
+	enum pc_lru kind;
+#ifdef PC_HAVE_WORKINGSET
+	struct ksync_workingset *ws;
+	struct ksync_lru *wlru;
+	bool shadows;
+#endif
 };
 
 static struct cache C;
@@ -220,9 +258,108 @@ static enum ksync_lru_status cache_isolate(struct ksync_list_lru_item *item, str
 	return KSYNC_LRU_REMOVED;
 }
 
+/* ------------------------------------------------------------------------ */
+/* The ksync_lru cache (--lru classic|mglru) and its shadow entries         */
+
+#ifdef PC_HAVE_WORKINGSET
+/* A key's index in the stream's key space: workload.c and zipf_next() scatter index i to i * 2654435761. */
+static unsigned long shadow_key(uint32_t key)
+{
+	uint32_t inv = 2654435761u;
+
+	for (int i = 0; i < 5; i++)   /* Newton's iteration for the inverse mod 2^32 */
+		inv *= 2u - 2654435761u * inv;
+	return key * inv;
+}
+
+/* ksync_lru_evict()'s callback (cache lock held, LRU lock not): onto the dispose list, the token kept. */
+static void wlru_evicted(struct ksync_lru_item *item, unsigned long token, void *arg)
+{
+	struct entry *e = ksync_container_of(item, struct entry, wlru);
+
+	ksync_list_add_tail(&e->lru.link, arg);
+	if (C.shadows && token)
+		ksync_workingset_shadow_store(C.ws, shadow_key(e->key), token);
+}
+
+/* Evict up to @nr values of (@group, @nid) in the LRU's order and unlink them (cache lock held). */
+static unsigned long wlru_evict(struct ksync_memgroup *group, int nid, unsigned long nr,
+				struct ksync_list_head *dispose)
+{
+	KSYNC_LIST_HEAD(part);
+	unsigned long n = ksync_lru_evict(C.wlru, group, nid, nr, wlru_evicted, &part);
+
+	cache_unlink(&part);
+	ksync_list_splice(&part, dispose);
+	return n;
+}
+
+/*
+ * The fixed variants' reclaim is their eviction to the cap: after it, the
+ * shadow shrinker of the group trims the shadow nodes past its budget, as
+ * the kernel's reclaim runs the shadow shrinker after the LRU. Its own
+ * count_objects (the budget from the group's LRU statistic) and
+ * scan_objects, called directly: no monitor runs in these variants.
+ */
+static void shadow_trim(void)
+{
+	struct ksync_shrinker *s = ksync_workingset_shrinker(C.ws);
+	struct ksync_shrink_control sc = { .nid = 0, .group = C.group };
+	unsigned long n = s->count_objects(s, &sc);
+
+	if (!n || n == KSYNC_SHRINK_EMPTY)
+		return;
+	sc.nr_to_scan = n;
+	s->scan_objects(s, &sc);
+	PC_ADD(C.sh->shadow_trims, 1);
+}
+
+/* The shadow nodes against their budget (before a reclaim round may trim them). */
+static void shadow_sample(struct pc_shared *sh)
+{
+	struct ksync_workingset_stats st;
+	unsigned long budget;
+
+	if (!C.ws)
+		return;
+	ksync_workingset_stats(C.ws, &st);
+	budget = ksync_workingset_shadow_budget(C.ws, C.group, 0);
+	PC_ST(sh->ws_refaults, st.refaults);
+	PC_ST(sh->ws_activations, st.refaults_workingset);
+	PC_ST(sh->shadow_nodes_end, st.shadow_nodes);
+	PC_ST(sh->shadow_entries_end, st.shadow_entries);
+	PC_ST(sh->shadow_nodes_freed, st.nodes_reclaimed);
+	PC_ST(sh->shadow_node_bytes, KSYNC_WORKINGSET_NODE_SLOTS * sizeof(unsigned long));
+	if (st.shadow_nodes > PC_LD(sh->shadow_nodes_peak)) {
+		PC_ST(sh->shadow_nodes_peak, st.shadow_nodes);
+		PC_ST(sh->shadow_budget_at_peak, budget);
+	}
+	if (budget > PC_LD(sh->shadow_budget_max))
+		PC_ST(sh->shadow_budget_max, budget);
+	PC_ADD(sh->shadow_samples, 1);
+	if (st.shadow_nodes > budget) {
+		PC_ADD(sh->shadow_over_samples, 1);
+		if (st.shadow_nodes - budget > PC_LD(sh->shadow_excess_max))
+			PC_ST(sh->shadow_excess_max, st.shadow_nodes - budget);
+	}
+}
+#else
+static void shadow_sample(struct pc_shared *sh)
+{
+	(void)sh;
+}
+#endif /* PC_HAVE_WORKINGSET */
+
 static unsigned long cache_count(struct ksync_shrinker *s, struct ksync_shrink_control *sc)
 {
-	unsigned long n = ksync_list_lru_shrinker_count(&C.lru, sc);
+	unsigned long n;
+
+#ifdef PC_HAVE_WORKINGSET
+	if (C.wlru)
+		n = ksync_lru_size(C.wlru, sc->group, sc->nid);
+	else
+#endif
+		n = ksync_list_lru_shrinker_count(&C.lru, sc);
 
 	(void)s;
 	return n ? n : KSYNC_SHRINK_EMPTY;
@@ -251,8 +388,16 @@ static unsigned long cache_scan(struct ksync_shrinker *s, struct ksync_shrink_co
 	(void)s;
 	pthread_mutex_lock(&C.lock);
 	note_latency(reactor_event_time());
-	freed = ksync_list_lru_shrinker_walk(&C.lru, sc, cache_isolate, &dispose);
-	cache_unlink(&dispose);
+#ifdef PC_HAVE_WORKINGSET
+	if (C.wlru) {
+		freed = wlru_evict(sc->group, sc->nid, sc->nr_to_scan, &dispose);
+		sc->nr_scanned = freed;
+	} else
+#endif
+	{
+		freed = ksync_list_lru_shrinker_walk(&C.lru, sc, cache_isolate, &dispose);
+		cache_unlink(&dispose);
+	}
 	pthread_mutex_unlock(&C.lock);
 	cache_free(&dispose);
 	PC_ADD(C.sh->scan_calls, 1);
@@ -282,6 +427,23 @@ static enum ksync_lru_status evict_isolate(struct ksync_list_lru_item *item, str
 /* Caps: evict the oldest (second chance) until under @cap (cache lock held). */
 static void cache_evict_to_cap(uint64_t cap, struct ksync_list_head *dispose)
 {
+#ifdef PC_HAVE_WORKINGSET
+	if (C.wlru) {
+		unsigned long total = 0, n;
+
+		while (cap && C.bytes > cap) {
+			n = wlru_evict(C.group, 0, (unsigned long)((C.bytes - cap + C.value_bytes - 1) / C.value_bytes),
+				       dispose);
+			PC_ADD(C.sh->evictions, n);
+			total += n;
+			if (!n)
+				break;   /* the LRU is empty */
+		}
+		if (total && C.shadows)
+			shadow_trim();
+		return;
+	}
+#endif
 	while (cap && C.bytes > cap) {
 		unsigned long need = (unsigned long)((C.bytes - cap + C.value_bytes - 1) / C.value_bytes);
 		unsigned long walk = 2 * need + 2;
@@ -322,9 +484,25 @@ static int cache_init(const struct pc_params *p, struct pc_shared *sh)
 	C.shrinker->scan_objects = cache_scan;
 	C.shrinker->seeks = 2;
 	C.shrinker->batch = 32;   /* 1 MiB of values per call */
-	err = ksync_list_lru_init(&C.lru, ksync_shrinker_registry_groups(C.reg), 1, C.shrinker);
-	if (err)
-		return err;
+	C.kind = p->lru;
+	if (p->lru != PC_LRU_LIST) {
+#ifdef PC_HAVE_WORKINGSET
+		/* the workingset on the monitor's registry: its shadow shrinker is walked with the cache's */
+		C.shadows = p->shadows;
+		C.ws = ksync_workingset_create(C.reg, 0);
+		if (!C.ws)
+			return -ENOMEM;
+		C.wlru = ksync_lru_create(C.ws, p->lru == PC_LRU_MGLRU ? KSYNC_MGLRU : KSYNC_LRU_CLASSIC);
+		if (!C.wlru)
+			return -ENOMEM;
+#else
+		return -ENOSYS;
+#endif
+	} else {
+		err = ksync_list_lru_init(&C.lru, ksync_shrinker_registry_groups(C.reg), 1, C.shrinker);
+		if (err)
+			return err;
+	}
 	return ksync_shrinker_register(C.shrinker);
 }
 
@@ -338,7 +516,12 @@ static void cache_destroy(void)
 	/* the cache's own teardown: every value off its list, unmapped */
 	pthread_mutex_lock(&C.lock);
 	ksync_hash_for_each_safe(C.table, bkt, tmp, e, hnode) {
-		ksync_list_lru_del_obj(&C.lru, &e->lru);
+#ifdef PC_HAVE_WORKINGSET
+		if (C.wlru)
+			ksync_lru_del(C.wlru, &e->wlru);
+		else
+#endif
+			ksync_list_lru_del_obj(&C.lru, &e->lru);
 		ksync_hash_del(&e->hnode);
 		munmap(e->val, C.value_bytes);
 		free(e);
@@ -351,7 +534,16 @@ static void cache_destroy(void)
 	ksync_objcg_put(C.objcg);
 	ksync_shrinker_group_destroy(C.group);
 	ksync_shrinker_free(C.shrinker);
-	ksync_list_lru_destroy(&C.lru);
+#ifdef PC_HAVE_WORKINGSET
+	if (C.ws) {
+		/* the groups are gone: the LRU, then the workingset (its shrinker, its shadows) */
+		if (C.wlru)
+			ksync_lru_destroy(C.wlru);
+		ksync_workingset_destroy(C.ws);
+	}
+#endif
+	if (C.kind == PC_LRU_LIST)
+		ksync_list_lru_destroy(&C.lru);
 	ksync_shrinker_registry_destroy(C.reg);
 }
 
@@ -450,6 +642,9 @@ static void *batch_job(void *arg)
 			break;
 		/* grow: a MiB at a time, evenly over batch_grow_s */
 		for (size_t s = 0; s < steps; s++) {
+			/* ksync: an allocating thread of the group reclaims too, as in the kernel */
+			if (p->direct_reclaim)
+				reactor_charge(step);
 			memset(blk + s * step, (int)(s + 1), step);
 			PC_ST(sh->batch_bytes, (uint64_t)(s + 1) * step);
 			if (!sleep_until(start + grow_ns * (s + 1) / steps))
@@ -555,6 +750,8 @@ static void publish_reaction(struct pc_shared *sh)
 	PC_ST(sh->scans, rs.scans);
 	PC_ST(sh->objects_freed, rs.freed);
 	PC_ST(sh->lib_p99_ns, rs.lib_p99_ns);
+	PC_ST(sh->direct_reclaims, rs.direct_rounds);
+	PC_ST(sh->direct_freed, rs.direct_freed);
 }
 
 static uint64_t serve(const struct pc_params *p, struct pc_shared *sh, struct zipf *z, bool reacting)
@@ -573,7 +770,10 @@ static uint64_t serve(const struct pc_params *p, struct pc_shared *sh, struct zi
 	for (;; ops++) {
 		uint32_t key;
 		struct entry *e;
+		bool active = false;
 
+		if (p->requests && ops == p->requests)
+			break;
 		if ((ops & 31) == 0) {
 			PC_ST(sh->ops, ops);
 			PC_ST(sh->hits, hits);
@@ -581,8 +781,10 @@ static uint64_t serve(const struct pc_params *p, struct pc_shared *sh, struct zi
 			PC_ST(sh->hot_hits, hot_hits);
 			uint64_t now = pc_now_ns();
 
-			if (now >= end)
+			if (!p->requests && now >= end)
 				break;
+			if (C.kind != PC_LRU_LIST)
+				shadow_sample(sh);   /* before the round a poll may start */
 			if (in_loop)
 				reactor_poll();
 			if (reacting && now >= next_publish) {
@@ -596,17 +798,33 @@ static uint64_t serve(const struct pc_params *p, struct pc_shared *sh, struct zi
 		pthread_mutex_lock(&C.lock);
 		e = cache_lookup(key);
 		if (e) {
-			__atomic_store_n(&e->referenced, 1, __ATOMIC_RELAXED);
+#ifdef PC_HAVE_WORKINGSET
+			if (C.wlru)
+				ksync_lru_mark_accessed(C.wlru, &e->wlru);
+			else
+#endif
+				__atomic_store_n(&e->referenced, 1, __ATOMIC_RELAXED);
 			sink += value_read(e->val, C.value_bytes);
 			pthread_mutex_unlock(&C.lock);
 			hits++;
 			hot_hits += hot;
 			continue;
 		}
+#ifdef PC_HAVE_WORKINGSET
+		/* a miss: a shadow of the key within the workingset says "add it active" */
+		if (C.shadows) {
+			unsigned long token = ksync_workingset_shadow_take(C.ws, shadow_key(key));
+
+			active = token && ksync_workingset_refault(C.ws, token, NULL);
+		}
+#endif
 		pthread_mutex_unlock(&C.lock);
 
 		/* a miss: fetch the value, then insert it */
 		KSYNC_LIST_HEAD(dispose);
+
+		if (p->direct_reclaim && reacting)
+			reactor_charge(C.value_bytes);   /* over the watermark: reclaim first, unlocked */
 		unsigned char *v = value_map(C.value_bytes);
 
 		e = v ? malloc(sizeof(*e)) : NULL;
@@ -622,7 +840,16 @@ static uint64_t serve(const struct pc_params *p, struct pc_shared *sh, struct zi
 		ksync_list_lru_item_init(&e->lru);
 		pthread_mutex_lock(&C.lock);
 		ksync_hash_add(C.table, &e->hnode, key);
-		ksync_list_lru_add(&C.lru, &e->lru, 0, C.group);
+#ifdef PC_HAVE_WORKINGSET
+		if (C.wlru) {
+			ksync_lru_item_init(&e->wlru);
+			ksync_lru_add(C.wlru, &e->wlru, C.group, 0, active);
+			/* after the value is on the LRU, as ksync_set_shrinker_bit() asks */
+			ksync_set_shrinker_bit(C.group, 0, C.shrinker->id);
+		} else
+#endif
+			ksync_list_lru_add(&C.lru, &e->lru, 0, C.group);
+		(void)active;
 		ksync_objcg_charge(C.objcg, 0, 1, (long)C.value_bytes);
 		C.bytes += C.value_bytes;
 		cache_evict_to_cap(C.cap, &dispose);
@@ -634,6 +861,8 @@ static uint64_t serve(const struct pc_params *p, struct pc_shared *sh, struct zi
 	PC_ST(sh->hits, hits);
 	PC_ST(sh->hot_ops, hot_ops);
 	PC_ST(sh->hot_hits, hot_hits);
+	if (C.kind != PC_LRU_LIST)
+		shadow_sample(sh);
 	return sink;
 }
 
@@ -667,6 +896,11 @@ int pc_child_run(const struct pc_params *p, struct pc_shared *sh)
 		if (err)
 			snprintf(sh->desc, sizeof(sh->desc), "ksync: no pressure source: %s", strerror(-err));
 		reacting = !err;
+		if (reacting && p->direct_reclaim) {
+			size_t n = strlen(sh->desc);
+
+			snprintf(sh->desc + n, sizeof(sh->desc) - n, "; direct reclaim on the insert path");
+		}
 	} else if (p->variant == PC_TRIM) {
 		tw.fd = p->psi_path[0] ? trim_open(p->psi_path, sh->desc, sizeof(sh->desc)) : -1;
 		if (!p->psi_path[0])
@@ -699,6 +933,8 @@ int pc_child_run(const struct pc_params *p, struct pc_shared *sh)
 		PC_ST(sh->scans, rs.scans);
 		PC_ST(sh->objects_freed, rs.freed);
 		PC_ST(sh->lib_p99_ns, rs.lib_p99_ns);
+		PC_ST(sh->direct_reclaims, rs.direct_rounds);
+		PC_ST(sh->direct_freed, rs.direct_freed);
 	}
 	cache_destroy();
 	free(z.cdf);

@@ -18,7 +18,10 @@
  *               default reaction to memory pressure);
  *   ksync       no cap: the cache grows while memory is free, and a
  *               memcg-aware shrinker (ksync::shrinker over ksync::list_lru)
- *               gives memory back when the pressure reaction calls it.
+ *               gives memory back when the pressure reaction calls it: the
+ *               monitor's rounds, and direct reclaim by the allocating
+ *               threads (ksync_pressure_charge() on the cache's insert path
+ *               and the batch job's growth; --no-direct: rounds only).
  *
  * As root, each child runs in a v1 memory cgroup with the limit (v2
  * memory.max where the controller is on v2) and a v2 group for its own PSI
@@ -47,6 +50,17 @@
  * entries on that workload; the JSON's "workingset" object has, per
  * flavour, hot_hit_rate_shadow, hot_hit_rate_no_shadow and the shadow
  * shrinker's nodes against its budget.
+ *
+ * --lru classic|mglru|both puts the variants' own cache (child.c) on a
+ * ksync_lru of that flavour with a workingset on the monitor's registry;
+ * --shadows / --no-shadows pick shadow entries on or off (neither: both).
+ * Each variant then runs once per (flavour, shadows) configuration, in the
+ * same cgroup limit; "variants" holds the first configuration's runs,
+ * "runs" every run, and "workingset_real" per variant and flavour
+ * hot_hit_rate_shadow and hot_hit_rate_no_shadow with the shadow store's
+ * peak against its budget. --requests N and --no-cgroup make a run
+ * deterministic (the fixed variants, no batch job: one thread, a seeded
+ * stream) for the tests.
  */
 #define _GNU_SOURCE
 #include "cgroup.h"
@@ -75,7 +89,19 @@ struct options {
 	bool workingset;                          /* the workingset study instead of the variants */
 	bool uniform;                             /* scan workload: uniform hot draws */
 	uint64_t ws_requests;                     /* the study: requests per run */
+	unsigned lru_mask;                        /* 1 << enum pc_lru: the LRUs to run */
+	unsigned shadow_mask;                     /* 1: without shadows, 2: with */
+	bool no_cgroup;                           /* every variant selected, no cgroup */
+	bool no_direct;                           /* ksync: no direct reclaim on the insert path */
 };
+
+/* One configuration of the cache: an LRU, shadows on or off. */
+struct config {
+	enum pc_lru lru;
+	bool shadows;
+};
+
+#define MAX_CONFIGS (PC_NR_LRUS * 2)
 
 struct sample {
 	double t;
@@ -92,6 +118,11 @@ struct result {
 	uint64_t lat_samples, lib_p99_ns;
 	double p50_ms, p99_ms, max_ms;
 	uint64_t cap;
+	struct config cfg;
+	bool direct;
+	uint64_t ws_refaults, ws_activations, shadow_nodes_peak, shadow_budget_at_peak, shadow_budget_max;
+	uint64_t shadow_excess_max, shadow_samples, shadow_over_samples, shadow_nodes_end, shadow_nodes_freed;
+	uint64_t shadow_entries_end, shadow_trims, shadow_node_bytes, direct_reclaims, direct_freed;
 	char desc[1024];
 	struct sample *tl, *fine;
 	size_t ntl, nfine;
@@ -138,7 +169,16 @@ static void usage(FILE *f)
 		"                     (classic, mglru), the cache with and without shadow entries on\n"
 		"                     the scan workload, a fixed capacity of the limit, the shadow\n"
 		"                     shrinker under pressure rounds (no root needed)\n"
-		"  --ws-requests N    the study: requests per run (default 2000000)\n");
+		"  --ws-requests N    the study: requests per run (default 2000000)\n"
+		"  --lru L            the variants' cache: list (issue 20's list_lru, default), or a\n"
+		"                     ksync_lru with workingset detection: classic, mglru or both\n"
+		"  --shadows          classic/mglru: evictions leave shadow entries (with --no-shadows\n"
+		"  --no-shadows       too, or neither: each configuration runs with and without)\n"
+		"  --requests N       serve exactly N requests per run instead of --seconds\n"
+		"  --no-direct        ksync: no direct reclaim on the insert path (the monitor's rounds only)\n"
+		"  --no-cgroup        run the variants selected without a memory cgroup (ksync\n"
+		"                     against the budget): with --requests and --batch-mib 0, a\n"
+		"                     fixed variant's run is deterministic\n");
 }
 
 static int parse(int argc, char **argv, struct options *o)
@@ -157,7 +197,10 @@ static int parse(int argc, char **argv, struct options *o)
 		{ "workload", required_argument, NULL, 'W' },  { "hot-frac", required_argument, NULL, 'a' },
 		{ "hot-len", required_argument, NULL, 'c' },   { "scan-len", required_argument, NULL, 'd' },
 		{ "hot-order", required_argument, NULL, 'O' },
-		{ "workingset", no_argument, NULL, 'G' },      { "ws-requests", required_argument, NULL, 'r' },          { "help", no_argument, NULL, 'h' },
+		{ "workingset", no_argument, NULL, 'G' },      { "ws-requests", required_argument, NULL, 'r' },
+		{ "lru", required_argument, NULL, 'L' },       { "shadows", no_argument, NULL, 'E' },
+		{ "no-shadows", no_argument, NULL, 'N' },      { "requests", required_argument, NULL, 'Q' },
+		{ "no-cgroup", no_argument, NULL, 'C' },       { "no-direct", no_argument, NULL, 'D' },       { "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -248,6 +291,27 @@ static int parse(int argc, char **argv, struct options *o)
 			break;
 		case 'G': o->workingset = true; break;
 		case 'r': o->ws_requests = strtoull(optarg, NULL, 0); break;
+		case 'L':
+			if (strcmp(optarg, "both") == 0) {
+				o->lru_mask = 1u << PC_LRU_CLASSIC | 1u << PC_LRU_MGLRU;
+				break;
+			}
+			for (int i = 0; i <= PC_NR_LRUS; i++) {
+				if (i == PC_NR_LRUS) {
+					fprintf(stderr, "pressure_cache: --lru list|classic|mglru|both\n");
+					return -1;
+				}
+				if (strcmp(optarg, pc_lru_name[i]) == 0) {
+					o->lru_mask = 1u << i;
+					break;
+				}
+			}
+			break;
+		case 'E': o->shadow_mask |= 2; break;
+		case 'N': o->shadow_mask |= 1; break;
+		case 'Q': o->base.requests = strtoull(optarg, NULL, 0); break;
+		case 'C': o->no_cgroup = true; break;
+		case 'D': o->no_direct = true; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -1;
 		}
@@ -256,6 +320,17 @@ static int parse(int argc, char **argv, struct options *o)
 	    o->base.batch_period_s <= 0 || o->batch_mib < 0 || o->base.zipf_s <= 0 || !o->variants || o->timeline_s < 0.01) {
 		fprintf(stderr, "pressure_cache: bad options\n");
 		return -1;
+	}
+	if (!o->lru_mask)
+		o->lru_mask = 1u << PC_LRU_LIST;
+	if (o->lru_mask & (1u << PC_LRU_LIST)) {
+		if (o->shadow_mask & 2) {
+			fprintf(stderr, "pressure_cache: shadow entries need --lru classic|mglru|both\n");
+			return -1;
+		}
+		o->shadow_mask = 1;
+	} else if (!o->shadow_mask) {
+		o->shadow_mask = 3;
 	}
 	o->base.limit_bytes = (uint64_t)(o->limit_mib * MIB);
 	o->base.want_bytes = (uint64_t)(o->want_mib * MIB);
@@ -335,7 +410,8 @@ static void push_sample(struct sample **tl, size_t *n, const struct sample *s)
 	a[(*n)++] = *s;
 }
 
-static int run_variant(const struct options *o, int cgv, enum pc_variant v, struct result *r)
+static int run_variant(const struct options *o, int cgv, enum pc_variant v, const struct config *cfg,
+		       struct result *r)
 {
 	struct pc_params p = o->base;
 	struct pc_shared *sh;
@@ -351,6 +427,11 @@ static int run_variant(const struct options *o, int cgv, enum pc_variant v, stru
 	memset(r, 0, sizeof(*r));
 	p.variant = v;
 	p.budget = budget;
+	p.lru = cfg->lru;
+	p.shadows = cfg->shadows;
+	p.direct_reclaim = v == PC_KSYNC && !o->no_direct;
+	r->direct = p.direct_reclaim;
+	r->cfg = *cfg;
 	p.cap_bytes = v == PC_FIXED_LOW ? (uint64_t)(o->low_mib * MIB)
 		      : v == PC_KSYNC   ? 0
 					: (uint64_t)(o->high_mib * MIB);
@@ -360,7 +441,11 @@ static int run_variant(const struct options *o, int cgv, enum pc_variant v, stru
 		return -errno;
 	memset(sh, 0, sizeof(*sh));   /* touched here: charged to the parent's group */
 	if (!budget) {
-		snprintf(name, sizeof(name), "ksync-pressure-cache-%d-%s", (int)getpid(), pc_variant_name[v]);
+		if (cfg->lru == PC_LRU_LIST)
+			snprintf(name, sizeof(name), "ksync-pressure-cache-%d-%s", (int)getpid(), pc_variant_name[v]);
+		else
+			snprintf(name, sizeof(name), "ksync-pressure-cache-%d-%s-%s%s", (int)getpid(),
+				 pc_variant_name[v], pc_lru_name[cfg->lru], cfg->shadows ? "-shadows" : "");
 		if (pc_cgroup_create(&cg, cgv, name, p.limit_bytes, why, sizeof(why))) {
 			fprintf(stderr, "pressure_cache: %s\n", why);
 			munmap(sh, sizeof(*sh));
@@ -516,6 +601,21 @@ static int run_variant(const struct options *o, int cgv, enum pc_variant v, stru
 		r->p99_ms = (double)sh->lat_ns[(n * 99 + 99) / 100 - 1] / 1e6;
 		r->max_ms = (double)sh->lat_ns[n - 1] / 1e6;
 	}
+	r->ws_refaults = PC_LD(sh->ws_refaults);
+	r->ws_activations = PC_LD(sh->ws_activations);
+	r->shadow_nodes_peak = PC_LD(sh->shadow_nodes_peak);
+	r->shadow_budget_at_peak = PC_LD(sh->shadow_budget_at_peak);
+	r->shadow_budget_max = PC_LD(sh->shadow_budget_max);
+	r->shadow_excess_max = PC_LD(sh->shadow_excess_max);
+	r->shadow_samples = PC_LD(sh->shadow_samples);
+	r->shadow_over_samples = PC_LD(sh->shadow_over_samples);
+	r->shadow_nodes_end = PC_LD(sh->shadow_nodes_end);
+	r->shadow_nodes_freed = PC_LD(sh->shadow_nodes_freed);
+	r->shadow_entries_end = PC_LD(sh->shadow_entries_end);
+	r->shadow_trims = PC_LD(sh->shadow_trims);
+	r->shadow_node_bytes = PC_LD(sh->shadow_node_bytes);
+	r->direct_reclaims = PC_LD(sh->direct_reclaims);
+	r->direct_freed = PC_LD(sh->direct_freed);
 	snprintf(r->desc, sizeof(r->desc), "%s", sh->desc);
 	munmap(sh, sizeof(*sh));
 	return 0;
@@ -547,8 +647,116 @@ static void write_timeline(FILE *f, const struct sample *tl, size_t n)
 			(unsigned long long)tl[i].hits);
 }
 
+/* One run's object (the keys issue 20's scripts read, then the LRU's and the shadows'). */
+static void write_variant(FILE *f, const struct options *o, const struct result *r, const char *name)
+{
+	fprintf(f, "{");
+	if (name)
+		fprintf(f, "\"variant\": \"%s\", ", name);
+	fprintf(f, "\"oom_killed\": %s, \"ops\": %llu, \"ops_per_s\": %.1f, "
+		   "\"hit_rate\": %.4f, \"peak_usage_bytes\": %llu, \"limit_hits\": %llu, "
+		   "\"psi_some_us\": %llu, \"pressure_events\": %llu, \"scans\": %llu, "
+		   "\"objects_freed\": %llu, \"event_to_scan_p99_ms\": %.3f,\n      "
+		   "\"event_to_scan_p50_ms\": %.3f, \"event_to_scan_max_ms\": %.3f, \"latency_samples\": %llu, "
+		   "\"lived_s\": %.3f, \"clean_exit\": %s, \"cap_bytes\": %llu, \"evictions\": %llu, "
+		   "\"trims\": %llu, \"scan_objects_calls\": %llu, \"scan_objects_freed\": %llu, "
+		   "\"oom_kills\": %llu, \"monitor_latency_p99_ms\": %.3f,\n      \"lru\": \"%s\", \"shadows\": %s",
+		r->oom_killed ? "true" : "false",
+		(unsigned long long)r->ops, r->ops_per_s, r->hit_rate, (unsigned long long)r->peak,
+		(unsigned long long)r->limit_hits, (unsigned long long)r->psi_some_us,
+		(unsigned long long)r->pressure_events, (unsigned long long)r->scans,
+		(unsigned long long)r->objects_freed, r->p99_ms, r->p50_ms, r->max_ms,
+		(unsigned long long)r->lat_samples, r->lived_s, r->clean ? "true" : "false",
+		(unsigned long long)r->cap, (unsigned long long)r->evictions, (unsigned long long)r->trims,
+		(unsigned long long)r->scan_calls, (unsigned long long)r->scan_freed,
+		(unsigned long long)r->oom_kills, (double)r->lib_p99_ns / 1e6, pc_lru_name[r->cfg.lru],
+		r->cfg.shadows ? "true" : "false");
+	if (r->cfg.lru != PC_LRU_LIST)
+		fprintf(f, ",\n      \"refaults\": %llu, \"activations\": %llu, \"shadow_nodes_peak\": %llu, "
+			   "\"shadow_budget_at_peak\": %llu, \"shadow_budget_max\": %llu, \"shadow_excess_max\": %llu, "
+			   "\"shadow_samples\": %llu, \"shadow_over_budget_samples\": %llu, \"shadow_nodes_end\": %llu, "
+			   "\"shadow_entries_end\": %llu, \"shadow_nodes_freed\": %llu, \"shadow_trims\": %llu, "
+			   "\"shadow_node_bytes\": %llu, \"shadow_bytes_peak\": %llu, \"shadow_budget_bytes_at_peak\": %llu",
+			(unsigned long long)r->ws_refaults, (unsigned long long)r->ws_activations,
+			(unsigned long long)r->shadow_nodes_peak, (unsigned long long)r->shadow_budget_at_peak,
+			(unsigned long long)r->shadow_budget_max, (unsigned long long)r->shadow_excess_max,
+			(unsigned long long)r->shadow_samples, (unsigned long long)r->shadow_over_samples,
+			(unsigned long long)r->shadow_nodes_end, (unsigned long long)r->shadow_entries_end,
+			(unsigned long long)r->shadow_nodes_freed, (unsigned long long)r->shadow_trims,
+			(unsigned long long)r->shadow_node_bytes,
+			(unsigned long long)(r->shadow_nodes_peak * r->shadow_node_bytes),
+			(unsigned long long)(r->shadow_budget_at_peak * r->shadow_node_bytes));
+	fprintf(f, ",\n      \"direct_reclaim\": %s, \"direct_reclaims\": %llu, \"direct_freed\": %llu, \"reaction\": ",
+		r->direct ? "true" : "false", (unsigned long long)r->direct_reclaims, (unsigned long long)r->direct_freed);
+	json_str(f, r->desc);
+	if (o->base.workload == PC_WL_SCAN)
+		fprintf(f, ",\n      \"hot_hit_rate\": %.4f, \"hot_ops\": %llu", r->hot_hit_rate,
+			(unsigned long long)r->hot_ops);
+	fprintf(f, ",\n      \"timeline\": [");
+	write_timeline(f, r->tl, r->ntl);
+	fprintf(f, "],\n      \"timeline_fine\": [");
+	write_timeline(f, r->fine, r->nfine);
+	fprintf(f, "]}");
+}
+
+/* The run of (@lru, @shadows) for @v, or NULL. */
+static const struct result *find_run(const struct result (*res)[PC_NR_VARIANTS], int ncfg, int v, enum pc_lru lru,
+				     bool shadows)
+{
+	for (int c = 0; c < ncfg; c++)
+		if (res[c][v].ran && res[c][v].cfg.lru == lru && res[c][v].cfg.shadows == shadows)
+			return &res[c][v];
+	return NULL;
+}
+
+/* "workingset_real": per variant and flavour, the hot hit rates with and without shadows, in the real runs. */
+static void write_ws_real(FILE *f, const struct result (*res)[PC_NR_VARIANTS], int ncfg)
+{
+	bool vfirst = true;
+
+	fprintf(f, "  \"workingset_real\": {");
+	for (int v = 0; v < PC_NR_VARIANTS; v++) {
+		bool ffirst = true;
+
+		for (int l = PC_LRU_CLASSIC; l < PC_NR_LRUS; l++) {
+			const struct result *on = find_run(res, ncfg, v, (enum pc_lru)l, true);
+			const struct result *off = find_run(res, ncfg, v, (enum pc_lru)l, false);
+
+			if (!on || !off)
+				continue;
+			if (ffirst)
+				fprintf(f, "%s\n    \"%s\": {", vfirst ? "" : ",", pc_variant_name[v]);
+			fprintf(f, "%s\n      \"%s\": {\"hot_hit_rate_shadow\": %.4f, \"hot_hit_rate_no_shadow\": %.4f, "
+				   "\"hit_rate_shadow\": %.4f, \"hit_rate_no_shadow\": %.4f, \"oom_killed_shadow\": %s, "
+				   "\"oom_killed_no_shadow\": %s, \"ops_shadow\": %llu, \"ops_no_shadow\": %llu,\n        "
+				   "\"refaults\": %llu, \"activations\": %llu, \"shadow_nodes_peak\": %llu, "
+				   "\"shadow_budget_at_peak\": %llu, \"shadow_budget_max\": %llu, \"shadow_excess_max\": %llu, "
+				   "\"shadow_over_budget_samples\": %llu, \"shadow_samples\": %llu, \"shadow_nodes_end\": %llu, "
+				   "\"shadow_nodes_freed\": %llu, \"shadow_bytes_peak\": %llu, \"shadow_budget_bytes_at_peak\": %llu, "
+				   "\"peak_usage_bytes_shadow\": %llu, \"peak_usage_bytes_no_shadow\": %llu}",
+				ffirst ? "" : ",", pc_lru_name[l], on->hot_hit_rate, off->hot_hit_rate, on->hit_rate,
+				off->hit_rate, on->oom_killed ? "true" : "false", off->oom_killed ? "true" : "false",
+				(unsigned long long)on->ops, (unsigned long long)off->ops,
+				(unsigned long long)on->ws_refaults, (unsigned long long)on->ws_activations,
+				(unsigned long long)on->shadow_nodes_peak, (unsigned long long)on->shadow_budget_at_peak,
+				(unsigned long long)on->shadow_budget_max, (unsigned long long)on->shadow_excess_max,
+				(unsigned long long)on->shadow_over_samples, (unsigned long long)on->shadow_samples,
+				(unsigned long long)on->shadow_nodes_end, (unsigned long long)on->shadow_nodes_freed,
+				(unsigned long long)(on->shadow_nodes_peak * on->shadow_node_bytes),
+				(unsigned long long)(on->shadow_budget_at_peak * on->shadow_node_bytes),
+				(unsigned long long)on->peak, (unsigned long long)off->peak);
+			ffirst = false;
+		}
+		if (!ffirst) {
+			fprintf(f, "}");
+			vfirst = false;
+		}
+	}
+	fprintf(f, "\n  },\n");
+}
+
 static int write_json(const char *path, const struct options *o, int cgv, const char *why,
-		      const struct result *res, const struct pc_ws_study *ws)
+		      const struct result (*res)[PC_NR_VARIANTS], int ncfg, const struct pc_ws_study *ws)
 {
 	FILE *f = fopen(path, "w");
 	bool first = true;
@@ -558,15 +766,16 @@ static int write_json(const char *path, const struct options *o, int cgv, const 
 		return -1;
 	}
 	fprintf(f, "{\n  \"limit_bytes\": %llu,\n", (unsigned long long)o->base.limit_bytes);
-	fprintf(f, "  \"mode\": \"%s\",\n  \"cgroup\": \"%s\",\n  \"why\": ", cgv ? "cgroup" : ws ? "workingset" : "budget",
+	fprintf(f, "  \"mode\": \"%s\",\n  \"cgroup\": \"%s\",\n  \"why\": ", cgv ? "cgroup" : ws ? "workingset" : o->no_cgroup ? "no-cgroup" : "budget",
 		cgv == 1 ? "v1" : cgv == 2 ? "v2" : "none");
 	json_str(f, why);
 	fprintf(f,
-		",\n  \"seconds\": %g,\n  \"params\": {\"want_bytes\": %llu, \"value_bytes\": %zu, \"keys\": %u, "
+		",\n  \"seconds\": %g,\n  \"requests\": %llu,\n  \"params\": {\"want_bytes\": %llu, \"value_bytes\": %zu, \"keys\": %u, "
 		"\"zipf_s\": %g, \"seed\": %llu, \"fetch_us\": %g, \"request_us\": %g, \"batch_bytes\": %llu, \"batch_first_s\": %g, "
 		"\"batch_period_s\": %g, \"batch_grow_s\": %g, \"batch_hold_s\": %g, "
 		"\"fixed_high_cap_bytes\": %llu, \"fixed_low_cap_bytes\": %llu, \"nproc\": %ld},\n",
-		o->base.seconds, (unsigned long long)o->base.want_bytes, o->base.value_bytes, o->base.nr_keys,
+		o->base.seconds, (unsigned long long)o->base.requests, (unsigned long long)o->base.want_bytes,
+		o->base.value_bytes, o->base.nr_keys,
 		o->base.zipf_s, (unsigned long long)o->base.seed, o->base.fetch_us, o->base.request_us,
 		(unsigned long long)o->base.batch_bytes,
 		o->base.batch_first_s, o->base.batch_period_s, o->base.batch_grow_s, o->base.batch_hold_s,
@@ -577,38 +786,28 @@ static int write_json(const char *path, const struct options *o, int cgv, const 
 			o->base.hot_cyclic ? "cyclic" : "uniform", o->base.hot_keys, (unsigned long long)o->base.hot_len, (unsigned long long)o->base.scan_len);
 	if (ws)
 		pc_ws_write_json(f, ws);
+	if (!ws && !(o->lru_mask & (1u << PC_LRU_LIST))) {
+		write_ws_real(f, res, ncfg);
+		fprintf(f, "  \"runs\": [");
+		for (int c = 0; c < ncfg; c++)
+			for (int v = 0; v < PC_NR_VARIANTS; v++) {
+				if (!res[c][v].ran)
+					continue;
+				fprintf(f, "%s\n    ", first ? "" : ",");
+				write_variant(f, o, &res[c][v], pc_variant_name[v]);
+				first = false;
+			}
+		fprintf(f, "\n  ],\n");
+		first = true;
+	}
 	fprintf(f, "  \"variants\": {");
 	for (int v = 0; v < PC_NR_VARIANTS; v++) {
-		const struct result *r = &res[v];
+		const struct result *r = &res[0][v];
 
 		if (!r->ran)
 			continue;
-		fprintf(f, "%s\n    \"%s\": {\"oom_killed\": %s, \"ops\": %llu, \"ops_per_s\": %.1f, "
-			   "\"hit_rate\": %.4f, \"peak_usage_bytes\": %llu, \"limit_hits\": %llu, "
-			   "\"psi_some_us\": %llu, \"pressure_events\": %llu, \"scans\": %llu, "
-			   "\"objects_freed\": %llu, \"event_to_scan_p99_ms\": %.3f,\n      "
-			   "\"event_to_scan_p50_ms\": %.3f, \"event_to_scan_max_ms\": %.3f, \"latency_samples\": %llu, "
-			   "\"lived_s\": %.3f, \"clean_exit\": %s, \"cap_bytes\": %llu, \"evictions\": %llu, "
-			   "\"trims\": %llu, \"scan_objects_calls\": %llu, \"scan_objects_freed\": %llu, "
-			   "\"oom_kills\": %llu, \"monitor_latency_p99_ms\": %.3f,\n      \"reaction\": ",
-			first ? "" : ",", pc_variant_name[v], r->oom_killed ? "true" : "false",
-			(unsigned long long)r->ops, r->ops_per_s, r->hit_rate, (unsigned long long)r->peak,
-			(unsigned long long)r->limit_hits, (unsigned long long)r->psi_some_us,
-			(unsigned long long)r->pressure_events, (unsigned long long)r->scans,
-			(unsigned long long)r->objects_freed, r->p99_ms, r->p50_ms, r->max_ms,
-			(unsigned long long)r->lat_samples, r->lived_s, r->clean ? "true" : "false",
-			(unsigned long long)r->cap, (unsigned long long)r->evictions, (unsigned long long)r->trims,
-			(unsigned long long)r->scan_calls, (unsigned long long)r->scan_freed,
-			(unsigned long long)r->oom_kills, (double)r->lib_p99_ns / 1e6);
-		json_str(f, r->desc);
-		if (o->base.workload == PC_WL_SCAN)
-			fprintf(f, ",\n      \"hot_hit_rate\": %.4f, \"hot_ops\": %llu", r->hot_hit_rate,
-				(unsigned long long)r->hot_ops);
-		fprintf(f, ",\n      \"timeline\": [");
-		write_timeline(f, r->tl, r->ntl);
-		fprintf(f, "],\n      \"timeline_fine\": [");
-		write_timeline(f, r->fine, r->nfine);
-		fprintf(f, "]}");
+		fprintf(f, "%s\n    \"%s\": ", first ? "" : ",", pc_variant_name[v]);
+		write_variant(f, o, r, NULL);
 		first = false;
 	}
 	fprintf(f, "\n  }\n}\n");
@@ -661,9 +860,47 @@ static void print_table(const struct options *o, const struct result *res, bool 
 		       yes(hi->oom_killed || hi->limit_hits > 0));
 }
 
+/* The runs of a ksync_lru cache: a line per run, then a line per variant and flavour (with / without shadows). */
+static void print_lru_table(const struct result (*res)[PC_NR_VARIANTS], int ncfg)
+{
+	printf("\n%-10s %-7s %-7s %4s %8s %6s %6s %8s %6s %8s %8s %7s %7s %8s\n", "variant", "lru", "shadows", "oom",
+	       "ops/s", "hit%", "hot%", "peak MiB", "l.hits", "refaults", "activ.", "nodes^", "budget", "direct");
+	for (int c = 0; c < ncfg; c++)
+		for (int v = 0; v < PC_NR_VARIANTS; v++) {
+			const struct result *r = &res[c][v];
+
+			if (!r->ran)
+				continue;
+			printf("%-10s %-7s %-7s %4s %8.0f %6.2f %6.2f %8.1f %6llu %8llu %8llu %7llu %7llu %8llu\n",
+			       pc_variant_name[v], pc_lru_name[r->cfg.lru], r->cfg.shadows ? "on" : "off",
+			       r->oom_killed ? "yes" : "no", r->ops_per_s, 100 * r->hit_rate, 100 * r->hot_hit_rate,
+			       (double)r->peak / MIB, (unsigned long long)r->limit_hits,
+			       (unsigned long long)r->ws_refaults, (unsigned long long)r->ws_activations,
+			       (unsigned long long)r->shadow_nodes_peak, (unsigned long long)r->shadow_budget_at_peak,
+			       (unsigned long long)r->direct_reclaims);
+		}
+	printf("(nodes^: shadow nodes at their peak, budget: the shadow shrinker's budget then, in nodes of %zu B)\n",
+	       (size_t)(64 * sizeof(unsigned long)));
+	for (int v = 0; v < PC_NR_VARIANTS; v++)
+		for (int l = PC_LRU_CLASSIC; l < PC_NR_LRUS; l++) {
+			const struct result *on = find_run(res, ncfg, v, (enum pc_lru)l, true);
+			const struct result *off = find_run(res, ncfg, v, (enum pc_lru)l, false);
+
+			if (!on || !off)
+				continue;
+			printf("%s, %s: hot-key hit rate %.2f %% with shadow entries, %.2f %% without%s%s "
+			       "(shadow nodes peak %llu, budget %llu)\n",
+			       pc_variant_name[v], pc_lru_name[l], 100 * on->hot_hit_rate, 100 * off->hot_hit_rate,
+			       on->oom_killed ? "; OOM-killed with" : "", off->oom_killed ? "; OOM-killed without" : "",
+			       (unsigned long long)on->shadow_nodes_peak, (unsigned long long)on->shadow_budget_at_peak);
+		}
+}
+
 int main(int argc, char **argv)
 {
-	struct result res[PC_NR_VARIANTS];
+	static struct result res[MAX_CONFIGS][PC_NR_VARIANTS];
+	struct config cfgs[MAX_CONFIGS];
+	int ncfg = 0;
 	struct options o;
 	struct sigaction sa;
 	char why[512];
@@ -693,13 +930,19 @@ int main(int argc, char **argv)
 		rc = pc_ws_study_run(&o.base, cap, o.ws_requests, &st) ? 1 : 0;
 		pc_ws_print(&st);
 		snprintf(why, sizeof(why), "--workingset: a fixed capacity, no memory cgroup");
-		if (o.json && write_json(o.json, &o, 0, why, res, &st))
+		if (o.json && write_json(o.json, &o, 0, why, res, 0, &st))
 			rc = 1;
 		return rc;
 	}
-	cgv = o.force_budget ? 0 : pc_cgroup_detect(why, sizeof(why));
-	if (o.force_budget)
-		snprintf(why, sizeof(why), "--budget");
+	for (int l = 0; l < PC_NR_LRUS; l++)
+		for (int sh = 1; sh >= 0; sh--)
+			if ((o.lru_mask & (1u << l)) && (o.shadow_mask & (1u << sh))) {
+				cfgs[ncfg].lru = (enum pc_lru)l;
+				cfgs[ncfg++].shadows = sh;
+			}
+	cgv = o.force_budget || o.no_cgroup ? 0 : pc_cgroup_detect(why, sizeof(why));
+	if (o.force_budget || o.no_cgroup)
+		snprintf(why, sizeof(why), o.no_cgroup ? "--no-cgroup" : "--budget");
 	if (cgv) {
 		/* a group that cannot be made after all: the budget path */
 		struct pc_cgroup probe;
@@ -720,6 +963,9 @@ int main(int argc, char **argv)
 	       o.base.batch_grow_s, o.base.batch_hold_s, o.base.seconds);
 	if (cgv) {
 		printf("memory cgroup: %s; caps: fixed-high %.0f MiB, fixed-low %.0f MiB\n", why, o.high_mib, o.low_mib);
+	} else if (o.no_cgroup) {
+		printf("no memory cgroup (--no-cgroup): the fixed variants only capped, ksync against a budget of "
+		       "%.0f MiB of RSS\n", o.limit_mib);
 	} else {
 		printf("no memory cgroup (%s): running only the ksync variant, against a budget of %.0f MiB of RSS\n",
 		       why, o.limit_mib);
@@ -727,35 +973,48 @@ int main(int argc, char **argv)
 		if (!o.variants)
 			o.variants = 1u << PC_KSYNC;
 	}
-	for (int v = 0; v < PC_NR_VARIANTS && !got_signal; v++) {
-		if (!(o.variants & (1u << v)))
-			continue;
-		printf("running %s ...\n", pc_variant_name[v]);
-		fflush(stdout);
-		int err = run_variant(&o, cgv, (enum pc_variant)v, &res[v]);
+	for (int c = 0; c < ncfg && !got_signal; c++)
+		for (int v = 0; v < PC_NR_VARIANTS && !got_signal; v++) {
+			struct result *r = &res[c][v];
+			char label[96];
 
-		if (err) {
-			fprintf(stderr, "pressure_cache: %s: %s\n", pc_variant_name[v], strerror(-err));
-			rc = 1;
-			continue;
+			if (!(o.variants & (1u << v)))
+				continue;
+			if (cfgs[c].lru == PC_LRU_LIST)
+				snprintf(label, sizeof(label), "%s", pc_variant_name[v]);
+			else
+				snprintf(label, sizeof(label), "%s (%s, shadows %s)", pc_variant_name[v],
+					 pc_lru_name[cfgs[c].lru], cfgs[c].shadows ? "on" : "off");
+			printf("running %s ...\n", label);
+			fflush(stdout);
+			int err = run_variant(&o, cgv, (enum pc_variant)v, &cfgs[c], r);
+
+			if (err) {
+				fprintf(stderr, "pressure_cache: %s: %s\n", label, strerror(-err));
+				rc = 1;
+				continue;
+			}
+			printf("  %s: %s%s\n", pc_variant_name[v], r->desc,
+			       r->oom_killed ? " -- OOM-killed" : r->clean ? "" : " -- did not finish cleanly");
+			/* a child that failed on its own (not the OOM killer's doing) fails the run */
+			if (!r->oom_killed && !r->clean)
+				rc = 1;
 		}
-		printf("  %s: %s%s\n", pc_variant_name[v], res[v].desc,
-		       res[v].oom_killed ? " -- OOM-killed" : res[v].clean ? "" : " -- did not finish cleanly");
-		/* a child that failed on its own (not the OOM killer's doing) fails the run */
-		if (!res[v].oom_killed && !res[v].clean)
-			rc = 1;
-	}
 	pc_cgroup_remove_all();
 	if (got_signal) {
 		fprintf(stderr, "pressure_cache: interrupted\n");
 		return 130;
 	}
-	print_table(&o, res, cgv == 0);
-	if (o.json && write_json(o.json, &o, cgv, why, res, NULL))
+	if (cfgs[0].lru == PC_LRU_LIST)
+		print_table(&o, res[0], cgv == 0);
+	else
+		print_lru_table(res, ncfg);
+	if (o.json && write_json(o.json, &o, cgv, why, res, ncfg, NULL))
 		rc = 1;
-	for (int v = 0; v < PC_NR_VARIANTS; v++) {
-		free(res[v].tl);
-		free(res[v].fine);
-	}
+	for (int c = 0; c < ncfg; c++)
+		for (int v = 0; v < PC_NR_VARIANTS; v++) {
+			free(res[c][v].tl);
+			free(res[c][v].fine);
+		}
 	return rc;
 }

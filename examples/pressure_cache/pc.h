@@ -44,6 +44,16 @@ enum pc_workload {
 	PC_WL_SCAN,
 };
 
+/* The cache's LRU: issue 20's list_lru with second chance, or a ksync_lru of <ksync/workingset.h>. */
+enum pc_lru {
+	PC_LRU_LIST,
+	PC_LRU_CLASSIC,
+	PC_LRU_MGLRU,
+	PC_NR_LRUS,
+};
+
+extern const char *const pc_lru_name[PC_NR_LRUS];
+
 enum pc_variant {
 	PC_FIXED_HIGH,
 	PC_FIXED_LOW,
@@ -80,6 +90,10 @@ struct pc_params {
 	uint64_t hot_len;          /* scan: requests per hot phase */
 	uint64_t scan_len;         /* scan: keys per one-pass scan */
 	bool hot_cyclic;           /* scan: the hot phase a pass in order (else uniform draws) */
+	enum pc_lru lru;           /* the cache's LRU */
+	bool shadows;              /* classic/mglru: evictions leave shadow entries, misses refault */
+	uint64_t requests;         /* serve exactly this many requests (0: for @seconds) */
+	bool direct_reclaim;       /* ksync: the insert path reclaims when over the watermark */
 };
 
 /* Event -> first scan_objects latencies kept (the first ones, exactly). */
@@ -99,6 +113,17 @@ struct pc_shared {
 	uint64_t trims;                     /* trim: malloc_trim(0) calls */
 	uint64_t evictions;                 /* cap evictions (fixed variants) */
 	uint64_t hot_ops, hot_hits;         /* scan workload: requests for hot keys, their hits */
+	/* the ksync_lru cache (--lru classic|mglru): shadow entries and their budget */
+	uint64_t ws_refaults, ws_activations;   /* misses that found a shadow; judged in the workingset */
+	uint64_t shadow_nodes_peak;             /* shadow nodes, the most sampled (before each reclaim) */
+	uint64_t shadow_budget_at_peak;         /* the shadow shrinker's budget then, in nodes */
+	uint64_t shadow_budget_max;             /* the largest budget sampled */
+	uint64_t shadow_excess_max;             /* the most nodes sampled beyond the budget */
+	uint64_t shadow_samples, shadow_over_samples;  /* samples; those beyond the budget */
+	uint64_t shadow_nodes_end, shadow_nodes_freed, shadow_entries_end;
+	uint64_t shadow_trims;                  /* cap evictions' own shadow trims (fixed variants) */
+	uint64_t shadow_node_bytes;             /* one shadow node's slots */
+	uint64_t direct_reclaims, direct_freed; /* ksync: the insert path's own reclaim */
 	int done;                           /* the child finished cleanly */
 	char desc[1024];                     /* how the child watched pressure */
 };

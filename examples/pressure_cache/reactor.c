@@ -23,6 +23,13 @@
  * start). A source that cannot open is left out and described
  * (ksync_pressure_describe(), in the variant's "reaction" line).
  *
+ * Direct reclaim (reactor_charge(), ksync_pressure_charge()): the serving
+ * thread charges each new value before it maps it, the batch job each MiB
+ * it is about to touch; past the watermark (the MEDIUM level's 900 per
+ * mille of the limit) the charging thread runs a reclaim round itself, as
+ * the kernel's allocating tasks do, so that a cache adding ~1 GB/s (the
+ * scan workload) cannot outrun the polls between two of them.
+ *
  * In practice the limit source does the work here: PSI and vmpressure
  * report stalls and reclaim, which anonymous memory without swap never
  * gets before the limit; they are there for what a real host adds (page
@@ -118,6 +125,16 @@ int reactor_start(const struct reactor_cfg *cfg, char *desc, size_t len)
 	return 0;
 }
 
+int reactor_charge(size_t bytes)
+{
+	int r;
+
+	if (!mon)
+		return 0;
+	r = ksync_pressure_charge(mon, bytes);
+	return r < 0 ? 0 : r;
+}
+
 void reactor_poll(void)
 {
 	struct pollfd pfd = { .fd = mon_fd, .events = POLLIN };
@@ -156,4 +173,7 @@ void reactor_peek(struct reactor_stats *out)
 		out->freed += st.source_freed[s];
 	}
 	out->lib_p99_ns = st.latency_ns_p99;
+	out->direct_rounds = st.direct_rounds;
+	out->direct_throttled = st.direct_throttled;
+	out->direct_freed = st.direct_freed;
 }

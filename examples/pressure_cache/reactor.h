@@ -32,10 +32,18 @@ struct reactor_stats {
 	uint64_t scans;    /* ksync_shrink_slab() calls */
 	uint64_t freed;    /* objects they returned */
 	uint64_t lib_p99_ns; /* the monitor's own event -> first shrink p99 (a power of two) */
+	uint64_t direct_rounds, direct_throttled, direct_freed;  /* ksync_pressure_charge()'s */
 };
 
 /* Start watching; @desc gets a line on what is watched. Return 0 or -errno. */
 int reactor_start(const struct reactor_cfg *cfg, char *desc, size_t len);
+/*
+ * The insert path: @bytes about to be allocated (ksync_pressure_charge():
+ * over the watermark the calling thread reclaims itself). Call it without
+ * the cache's lock: the round calls the cache's shrinker. Return its mask,
+ * 0 without a monitor.
+ */
+int reactor_charge(size_t bytes);
 /* In-loop mode: do the monitor's work if some is due (never blocks). */
 void reactor_poll(void);
 /* Stop, and the figures since start (@out may be NULL). */

@@ -36,6 +36,8 @@
 #define WS_CLOCK_MASK ((1UL << WS_CLOCK_BITS) - 1)
 /* The kernel's count_shadow_nodes(): nodes may be 1/8 populated. */
 #define WS_BUDGET_SHIFT 3
+/* The shadow shrinker's batch, in nodes (shadow.c: why not KSYNC_SHRINK_BATCH). */
+#define WS_SHADOW_BATCH 16
 
 struct ws_record {
 	struct ws_record *hnext;        /* rec_table bucket, under rec_lock */

@@ -32,7 +32,12 @@
  *          and delete under shadow_lock), skipping the node if it is busy;
  *          holding both, it unhashes the node and moves it to the walk's
  *          dispose list. Nodes are freed after the walk, outside every lock,
- *          with every shadow entry in them.
+ *          with every shadow entry in them. A scan takes at most the
+ *          nodes beyond the budget as counted at its start (the walk's
+ *          total may come from an older, larger count), and none when
+ *          there are none (KSYNC_SHRINK_STOP). Batches of WS_SHADOW_BATCH
+ *          (16) nodes, so that rounds at any priority trim an excess of
+ *          more than two batches (seeks 0: new work is half the excess).
  * A node in the hash is on its list and nowhere else; a node off the hash
  * is the freeing thread's alone (take's or scan's: both unhash it under
  * shadow_lock, and only the one that found it in the hash does).
@@ -177,8 +182,17 @@ static unsigned long shadow_scan(struct ksync_shrinker *s, struct ksync_shrink_c
 {
 	struct scan_arg a = { .ws = s->private_data };
 	struct ksync_list_head *pos, *next;
-	unsigned long freed;
+	unsigned long freed, excess = shadow_count(s, sc);
 
+	/*
+	 * Only the nodes beyond the budget now: the walk's total comes from a
+	 * count made before earlier batches (and from deferred work of larger
+	 * counts), and would otherwise take nodes within the budget.
+	 */
+	if (!excess || excess == KSYNC_SHRINK_EMPTY)
+		return KSYNC_SHRINK_STOP;
+	if (sc->nr_to_scan > excess)
+		sc->nr_to_scan = excess;
 	ksync_init_list_head(&a.dispose);
 	freed = ksync_list_lru_shrinker_walk(&a.ws->shadow_lru, sc, shadow_isolate, &a);
 	for (pos = a.dispose.next; pos != &a.dispose; pos = next) {
@@ -211,6 +225,15 @@ int ksync__ws_shadow_init(struct ksync_workingset *ws, unsigned int nr_buckets)
 	ws->shrinker->count_objects = shadow_count;
 	ws->shrinker->scan_objects = shadow_scan;
 	ws->shrinker->seeks = 0; /* as the kernel's: count reports only nodes beyond the budget */
+	/*
+	 * With seeks 0 a round's new work is half the excess, and deferred work
+	 * comes back shifted by the priority: a round scans once that reaches a
+	 * batch. The default batch (128, for kernel caches of millions) left an
+	 * excess under ~256 nodes untouched above priority 1-2, most of the
+	 * budget of a cache of a few thousand items; 16 nodes (8 KiB of slots)
+	 * leaves less than two batches over the budget at any priority.
+	 */
+	ws->shrinker->batch = WS_SHADOW_BATCH;
 	ws->shrinker->private_data = ws;
 	err = ksync_list_lru_init(&ws->shadow_lru, ws->set, ws->nr_nodes, ws->shrinker);
 	if (err)
