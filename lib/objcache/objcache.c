@@ -454,10 +454,10 @@ int ksync_objcache_thread_stock(struct ksync_objcg **out, int max)
 	if (!st)
 		return 0;
 	for (int i = 0; i < KSYNC_OBJCACHE_STOCK_MAX; i++) {
-		if (!st->slot[i].objcg)
+		if (!st->slot[i])
 			continue;
 		if (n < max && out)
-			out[n] = st->slot[i].objcg;
+			out[n] = st->slot[i]->objcg;
 		n++;
 	}
 	return n;
