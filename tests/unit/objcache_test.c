@@ -611,6 +611,203 @@ KTEST(design_b_stock_slots)
 	KCHECK_EQ(ksync_memgroup_set_destroy(set), 0);
 }
 
+/* ---- the park: the stock's entries, slots or parked, in hashed sets ---- */
+
+static bool parked_has(struct ksync_objcg *h)
+{
+	struct ksync_objcg *p[64];
+	int n = ksync_objcache_thread_parked(p, 64);
+
+	KASSERT(n <= 64);
+	for (int i = 0; i < n; i++)
+		if (p[i] == h)
+			return true;
+	return false;
+}
+
+/* @g's handle, compared only (the group holds it while online). */
+static struct ksync_objcg *handle_of(struct ksync_memgroup *g)
+{
+	struct ksync_objcg *h = ksync_memgroup_get_objcg(g);
+
+	KASSERT(h != NULL);
+	ksync_objcg_put(h);
+	return h;
+}
+
+/* Groups whose entries fall in one park set, more of them than it has ways:
+ * a new group's entry must push a parked one out of the set (flushed, its
+ * references put), never a slot, and the charges all land. */
+KTEST(design_b_park_set_collisions)
+{
+	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
+	struct ksync_objcache *c = make("bp", 64, KSYNC_OBJCACHE_ACCOUNT, KSYNC_OBJCACHE_CHARGE_HANDLES, false, set, 0);
+	struct ksync_memgroup *pool[256], *g[16];
+	void *o[16][3];
+	int ways = 0, want, n = 0, made = 0;
+
+	(void)ksync_objcache_park_set(NULL, &ways);
+	KASSERT(ways > KSYNC_OBJCACHE_STOCK_MAX && ways + 1 <= 16);
+	want = ways + 1;
+	/* Make groups until want of them share the first one's set. */
+	while (n < want && made < 256) {
+		struct ksync_memgroup *x = ksync_memgroup_create(set, NULL);
+
+		KASSERT(x != NULL);
+		pool[made++] = x;
+		if (!n || ksync_objcache_park_set(x, NULL) == ksync_objcache_park_set(g[0], NULL))
+			g[n++] = x;
+	}
+	KASSERT(n == want);
+	ksync_objcache_drain_thread();
+	for (int r = 0; r < 3; r++)
+		for (int i = 0; i < n; i++) {
+			KASSERT((o[i][r] = ksync_objcache_alloc_group(c, g[i])));
+			/* One set in use: its ways hold every entry, 5 of them slots. */
+			KCHECK(ksync_objcache_thread_stock(NULL, 0) + ksync_objcache_thread_parked(NULL, 0) <= ways);
+		}
+	KCHECK_EQ(ksync_objcache_thread_stock(NULL, 0), KSYNC_OBJCACHE_STOCK_MAX);
+	KCHECK_EQ(ksync_objcache_thread_parked(NULL, 0), ways - KSYNC_OBJCACHE_STOCK_MAX);
+	/* No group twice: the slots' and the parked handles are distinct. */
+	{
+		struct ksync_objcg *h[32];
+		int k = ksync_objcache_thread_stock(h, 16);
+
+		k += ksync_objcache_thread_parked(h + k, 16);
+		for (int i = 0; i < k; i++)
+			for (int j = i + 1; j < k; j++)
+				KCHECK(h[i] != h[j]);
+	}
+	ksync_objcache_drain_thread();
+	for (int i = 0; i < n; i++) {
+		KCHECK_EQ(stat_of(g[i], KSYNC_MEMGROUP_STAT_OBJECTS), 3L);
+		KCHECK_EQ(stat_of(g[i], KSYNC_MEMGROUP_STAT_BYTES), 3L * 64);
+	}
+	for (int i = 0; i < n; i++)
+		for (int r = 0; r < 3; r++)
+			ksync_objcache_free(c, o[i][r]);
+	ksync_objcache_drain_thread();
+	KCHECK_EQ(ksync_objcache_thread_parked(NULL, 0), 0);
+	for (int i = 0; i < made; i++) {
+		KCHECK_EQ(stat_of(pool[i], KSYNC_MEMGROUP_STAT_OBJECTS), 0L);
+		KCHECK_EQ(ksync_memgroup_offline(pool[i]), 0);
+	}
+	KCHECK_EQ(ksync_objcache_destroy(c), 0);
+	KCHECK_EQ(ksync_memgroup_set_destroy(set), 0);
+}
+
+/* A thread cycling among 8 groups: the 3 evicted ones are parked, with
+ * their references; a charge of a parked group makes it a slot again. */
+KTEST(design_b_parked_entries_return)
+{
+	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
+	struct ksync_objcache *c = make("br", 64, KSYNC_OBJCACHE_ACCOUNT, KSYNC_OBJCACHE_CHARGE_HANDLES, false, set, 0);
+	struct ksync_memgroup *g[8];
+	int ways = 0, per[64] = { 0 }, p = -1;
+
+	(void)ksync_objcache_park_set(NULL, &ways);
+	for (int i = 0; i < 8; i++) {
+		KASSERT((g[i] = ksync_memgroup_create(set, NULL)));
+		per[ksync_objcache_park_set(g[i], NULL)]++;
+	}
+	for (int i = 0; i < 64; i++)
+		KASSERT(per[i] <= ways); /* no set overflows: nothing is pushed out */
+	ksync_objcache_drain_thread();
+	for (int r = 0; r < 3; r++)
+		for (int i = 0; i < 8; i++)
+			ksync_objcache_free(c, ksync_objcache_alloc_group(c, g[i]));
+	KCHECK_EQ(ksync_objcache_thread_stock(NULL, 0), KSYNC_OBJCACHE_STOCK_MAX);
+	KCHECK_EQ(ksync_objcache_thread_parked(NULL, 0), 8 - KSYNC_OBJCACHE_STOCK_MAX);
+	for (int i = 0; i < 8 && p < 0; i++)
+		if (parked_has(handle_of(g[i])))
+			p = i;
+	KASSERT(p >= 0);
+	KCHECK(!stock_has(handle_of(g[p])));
+	ksync_objcache_free(c, ksync_objcache_alloc_group(c, g[p]));
+	KCHECK(stock_has(handle_of(g[p])));
+	KCHECK(!parked_has(handle_of(g[p])));
+	KCHECK_EQ(ksync_objcache_thread_parked(NULL, 0), 8 - KSYNC_OBJCACHE_STOCK_MAX);
+	ksync_objcache_drain_thread();
+	KCHECK_EQ(ksync_objcache_thread_parked(NULL, 0), 0);
+	for (int i = 0; i < 8; i++) {
+		KCHECK_EQ(stat_of(g[i], KSYNC_MEMGROUP_STAT_OBJECTS), 0L);
+		KCHECK_EQ(ksync_memgroup_offline(g[i]), 0);
+	}
+	KCHECK_EQ(ksync_objcache_destroy(c), 0);
+	KCHECK_EQ(ksync_memgroup_set_destroy(set), 0);
+}
+
+/* A group goes offline while its entry is parked: the next miss sweeps the
+ * entry (its charges land on the parent, where the handle went), and a
+ * charge of the dying group itself, before any miss, drops the entry and
+ * charges its parent without caching anything for it. */
+static void offline_while_parked(bool charge_the_dying_group)
+{
+	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
+	struct ksync_objcache *c = make("bo", 64, KSYNC_OBJCACHE_ACCOUNT, KSYNC_OBJCACHE_CHARGE_HANDLES, false, set, 0);
+	struct ksync_memgroup *parent = ksync_memgroup_create(set, NULL), *g[7], *x = NULL;
+	struct ksync_objcg *xh;
+	void *live, *o;
+
+	KASSERT(parent != NULL);
+	for (int i = 0; i < 7; i++)
+		KASSERT((g[i] = ksync_memgroup_create(set, parent)));
+	ksync_objcache_drain_thread();
+	x = g[0];
+	xh = handle_of(x);
+	live = ksync_objcache_alloc_group(c, x); /* x's slot holds its charge, pending */
+	KASSERT(live != NULL);
+	/* The others, in turn, until x's entry is rotated out (bimodal
+	 * insertion keeps some slots through cycles: a few rounds). */
+	for (int r = 0; r < 64 && !parked_has(xh); r++)
+		for (int i = 1; i < 7; i++)
+			ksync_objcache_free(c, ksync_objcache_alloc_group(c, g[i]));
+	KASSERT(parked_has(xh)); /* with the live object's charge */
+	ksync_memgroup_get(x); /* kept in memory across its offline */
+	KCHECK_EQ(ksync_memgroup_offline(x), 0);
+	if (charge_the_dying_group) {
+		o = ksync_objcache_alloc_group(c, x);
+		KASSERT(o != NULL);
+		KCHECK(ksync_objcache_obj_group(c, o) == parent);
+		KCHECK(!parked_has(xh));
+		KCHECK(!stock_has(xh));
+		ksync_objcache_free(c, o);
+	} else {
+		/* A miss: a group of the thread not in its stock. */
+		struct ksync_memgroup *y = ksync_memgroup_create(set, parent);
+
+		KASSERT(y != NULL);
+		ksync_objcache_free(c, ksync_objcache_alloc_group(c, y));
+		KCHECK(!parked_has(xh));
+		KCHECK(!stock_has(xh));
+		ksync_objcache_drain_thread();
+		KCHECK_EQ(ksync_memgroup_offline(y), 0);
+	}
+	ksync_objcache_drain_thread();
+	/* The live object's charge followed its handle to the parent. */
+	KCHECK_EQ(stat_of(parent, KSYNC_MEMGROUP_STAT_OBJECTS), 1L);
+	ksync_objcache_free(c, live);
+	ksync_objcache_drain_thread();
+	KCHECK_EQ(stat_of(parent, KSYNC_MEMGROUP_STAT_OBJECTS), 0L);
+	ksync_memgroup_put(x);
+	for (int i = 0; i < 7; i++)
+		if (g[i] != x)
+			KCHECK_EQ(ksync_memgroup_offline(g[i]), 0);
+	KCHECK_EQ(ksync_memgroup_offline(parent), 0);
+	KCHECK_EQ(ksync_objcache_destroy(c), 0);
+	KCHECK_EQ(ksync_memgroup_set_destroy(set), 0);
+}
+
+KTEST(design_b_offline_while_parked_then_miss)
+{
+	offline_while_parked(false);
+}
+
+KTEST(design_b_offline_while_parked_then_charged)
+{
+	offline_while_parked(true);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Out of memory at every allocation                                        */
 
