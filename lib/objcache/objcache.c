@@ -237,7 +237,7 @@ static void *obj_alloc(struct ksync_objcache *c)
 	struct ksync__oc_slab *s;
 	bool fresh;
 
-	if (!obj && !ksync__oc_take(c, &obj, 1))
+	if (!obj && !ksync__oc_take(c, &obj, 1, 0))
 		return NULL;
 	s = ksync__oc_slab_of(c, obj);
 	fresh = ksync__oc_mark_live(s, ksync__oc_index(c, s, obj), true);

@@ -907,6 +907,66 @@ KTEST(thread_exit_flushes_magazines)
 	KCHECK_EQ(ksync_objcache_destroy(a.c), 0);
 }
 
+/* ---- each thread's magazines refill from a slab of their own ---- */
+
+struct slab_arg {
+	struct ksync_objcache *c;
+	void *obj;      /* allocated by the thread, kept */
+	bool free_it;   /* free it before the thread exits */
+};
+
+static void *slab_thread(void *p)
+{
+	struct slab_arg *a = p;
+
+	a->obj = ksync_objcache_alloc(a->c);
+	if (a->free_it)
+		ksync_objcache_free(a->c, a->obj);
+	return NULL;
+}
+
+static uintptr_t slab_of(struct ksync_objcache *c, void *obj)
+{
+	return (uintptr_t)obj & ~(uintptr_t)(stats(c).slab_size - 1);
+}
+
+/* Two threads whose magazines shared a slab shared its live bitmap's words
+ * (an atomic RMW per alloc and per free): at every pair each pulled the
+ * other's cache line. A refill now takes a slab no other thread refills
+ * from while there is one (a new slab rather than another thread's), and a
+ * thread's exit gives its slab to the next comer. */
+KTEST(threads_refill_from_their_own_slabs)
+{
+	struct ksync_objcache *c = ksync_objcache_create("own", 64, 0, 0, NULL);
+	struct slab_arg b = { .c = NULL }, d = { .c = NULL };
+	pthread_t t;
+	void *mine;
+
+	KASSERT(c);
+	b.c = d.c = c;
+	mine = ksync_objcache_alloc(c); /* this thread's magazine: half a magazine from slab 1 */
+	KASSERT(mine);
+	KCHECK_EQ(stats(c).slabs, 1UL);
+	KASSERT(pthread_create(&t, NULL, slab_thread, &b) == 0);
+	KASSERT(pthread_join(t, NULL) == 0);
+	KASSERT(b.obj);
+	/* Slab 1 had free objects, but this thread refills from it. */
+	KCHECK(slab_of(c, b.obj) != slab_of(c, mine));
+	KCHECK_EQ(stats(c).slabs, 2UL);
+	/* b exited holding its object: its slab is nobody's now. */
+	KASSERT(pthread_create(&t, NULL, slab_thread, &d) == 0);
+	KASSERT(pthread_join(t, NULL) == 0);
+	KASSERT(d.obj);
+	KCHECK(slab_of(c, d.obj) == slab_of(c, b.obj));
+	KCHECK_EQ(stats(c).slabs, 2UL);
+	ksync_objcache_free(c, b.obj);
+	ksync_objcache_free(c, d.obj);
+	ksync_objcache_free(c, mine);
+	ksync_objcache_drain_thread();
+	KCHECK_EQ(stats(c).active_objects, 0UL);
+	KCHECK_EQ(ksync_objcache_destroy(c), 0);
+}
+
 struct stock_exit_arg {
 	struct ksync_objcache *c;
 	struct ksync_memgroup *g;
