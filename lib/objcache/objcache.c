@@ -463,6 +463,32 @@ int ksync_objcache_thread_stock(struct ksync_objcg **out, int max)
 	return n;
 }
 
+#if KSYNC_SEAMS /* <ksync/objcache_testing.h> */
+int ksync_objcache_thread_parked(struct ksync_objcg **out, int max)
+{
+	struct ksync__oc_stock *st = ksync__oc_thread_stock();
+	int n = 0;
+
+	if (!st)
+		return 0;
+	for (int i = 0; i < KSYNC__OC_ENTRIES; i++) {
+		if (!st->ent[i].objcg || st->ent[i].slot >= 0)
+			continue;
+		if (n < max && out)
+			out[n] = st->ent[i].objcg;
+		n++;
+	}
+	return n;
+}
+
+int ksync_objcache_park_set(const struct ksync_memgroup *g, int *ways)
+{
+	if (ways)
+		*ways = KSYNC__OC_PARK_WAYS;
+	return (int)ksync__oc_park_set(g);
+}
+#endif
+
 /* ---- statistics ---- */
 
 int ksync__objcache_stats(KSYNC_SITE_ARGS, struct ksync_objcache *cache, struct ksync_objcache_stats *out)

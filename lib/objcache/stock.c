@@ -398,29 +398,3 @@ void ksync__oc_stock_drain(struct ksync__oc_stock *st)
 		entry_drop(st, &st->ent[i]);
 	st->last = NULL;
 }
-
-#if KSYNC_SEAMS /* <ksync/objcache_testing.h> */
-int ksync_objcache_thread_parked(struct ksync_objcg **out, int max)
-{
-	struct ksync__oc_stock *st = ksync__oc_thread_stock();
-	int n = 0;
-
-	if (!st)
-		return 0;
-	for (int i = 0; i < KSYNC__OC_ENTRIES; i++) {
-		if (!st->ent[i].objcg || st->ent[i].slot >= 0)
-			continue;
-		if (n < max && out)
-			out[n] = st->ent[i].objcg;
-		n++;
-	}
-	return n;
-}
-
-int ksync_objcache_park_set(const struct ksync_memgroup *g, int *ways)
-{
-	if (ways)
-		*ways = KSYNC__OC_PARK_WAYS;
-	return (int)ksync__oc_park_set(g);
-}
-#endif
