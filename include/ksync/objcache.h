@@ -61,15 +61,14 @@
  *    ksync_objcache_stock_slots() handles (1..%KSYNC_OBJCACHE_STOCK_MAX),
  *    flushed with ksync_objcg_charge() when a slot's pending bytes pass
  *    %KSYNC_OBJCACHE_STOCK_BATCH and on drain or thread exit; an evicted
- *    slot is parked (its handle, pending charges and references stay in a
- *    small per-thread table keyed by the group, flushed when its set is
- *    full, the handle moves, or on drain) until its group is charged again;
- *    a slot also keeps a reserve of handle references for its objects
- *    (taken 64 at a time), so a hit does no atomic operation. A
+ *    slot is parked with its handle (its pending charges and references
+ *    wait in a small per-thread table, flushed when the table is full, the
+ *    handle moves, or on drain) until the handle is looked up again; a slot also keeps a reserve of handle references for its
+ *    objects (taken 64 at a time), so a hit does no atomic operation. A
  *    group that is not online is never given a slot (the charge goes to its
  *    nearest online ancestor's handle through ksync_objcg_charge() at once);
- *    an entry, slot or parked, whose group left ONLINE is dropped at its
- *    group's next lookup, and at any miss once the group's handle has moved. Offline needs
+ *    a slot whose group left ONLINE is dropped at its group's next lookup,
+ *    and at any miss once the group's handle has moved. Offline needs
  *    nothing of the cache. A stock holds handle references until its thread
  *    drains (ksync_objcache_drain_thread()) or exits: do that before
  *    ksync_memgroup_set_destroy().

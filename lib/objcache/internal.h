@@ -73,50 +73,35 @@ struct ksync__oc_mag {
 	void *obj[];
 };
 
-/* design B: an entry of a thread's stock, a slot or parked (stock.c). */
+/* design B: one slot of a thread's stock. */
 struct ksync__oc_stock_slot {
-	struct ksync_memgroup *group;   /* the key (compared only, never dereferenced but on a hit);
-					 * NULL: a free entry */
-	struct ksync_objcg *objcg;      /* holds a reference; NULL: a free entry */
+	struct ksync_memgroup *group;   /* the key (compared only, never dereferenced but on a hit) */
+	struct ksync_objcg *objcg;      /* holds a reference */
 	long bytes;                     /* charges not yet given to ksync_objcg_charge() */
 	long objects;                   /* likewise */
 	long refs;                      /* handle references reserved for objects: taken in
 					 * batches, handed to allocated objects, given back by
 					 * frees; every reference is real at all times */
-	unsigned long used;             /* for eviction: the lowest slot goes */
-	int slot;                       /* its index in ->slot[], or -1: parked */
+	unsigned long used;             /* for eviction: the lowest goes (stock.c) */
 };
 
-/* The entries: a set-associative table keyed by the group (stock.c). A
- * group's entry can only be in the set ksync__oc_park_set() names, so a
- * charge compares KSYNC__OC_PARK_WAYS entries, never the whole table. More
- * ways than slots: a set always has an entry that is no slot. */
-#define KSYNC__OC_PARK_SET_BITS 2
-#define KSYNC__OC_PARK_SETS (1 << KSYNC__OC_PARK_SET_BITS)
-#define KSYNC__OC_PARK_WAYS 6
-#define KSYNC__OC_ENTRIES (KSYNC__OC_PARK_SETS * KSYNC__OC_PARK_WAYS)
-#if KSYNC__OC_PARK_WAYS <= KSYNC_OBJCACHE_STOCK_MAX
-#error "a park set needs more ways than the stock has slots"
-#endif
-
-/* The set of @g: the top bits of a multiplicative hash of its address
- * (groups are heap blocks: their low bits are alike). */
-static inline unsigned ksync__oc_park_set(const struct ksync_memgroup *g)
-{
-	return (unsigned)(((uint64_t)(uintptr_t)g * 0x9e3779b97f4a7c15ull) >> (64 - KSYNC__OC_PARK_SET_BITS));
-}
+/* design B: an evicted slot's handle, references and pending charges,
+ * parked (stock.c); charges nothing new. */
+#define KSYNC__OC_PARK 8
+struct ksync__oc_parked {
+	struct ksync_objcg *objcg;      /* the key; NULL: free */
+	struct ksync_memgroup *group;   /* compared only: the slot's group */
+	long refs;                      /* handle references held (>= 1) */
+	long bytes, objects;            /* charges not yet given to ksync_objcg_charge() */
+};
 
 struct ksync__oc_stock {
-	int nr;                         /* slots in use: the setting when last looked at */
-	int filled;                     /* slots holding an entry */
-	int victim;                     /* the next victim's slot index, if known (-1: scan) */
+	int nr;
 	unsigned rnd;                   /* the evictions' random state */
 	unsigned long tick, fills;      /* the eviction's clock, fills so far */
 	unsigned long gen;              /* ksync_objcg_generation() at the last sweep */
-	struct ksync__oc_stock_slot *last; /* the entry of the last charge: a free that
-					    * follows its alloc finds it first */
-	struct ksync__oc_stock_slot *slot[KSYNC_OBJCACHE_STOCK_MAX]; /* the slots: entries, or NULL */
-	struct ksync__oc_stock_slot ent[KSYNC__OC_ENTRIES]; /* set i: [i * WAYS, (i + 1) * WAYS) */
+	struct ksync__oc_stock_slot slot[KSYNC_OBJCACHE_STOCK_MAX];
+	struct ksync__oc_parked park[KSYNC__OC_PARK];
 };
 
 /* design A: a memory-group client shared by every A cache of a set. */

@@ -454,10 +454,10 @@ int ksync_objcache_thread_stock(struct ksync_objcg **out, int max)
 	if (!st)
 		return 0;
 	for (int i = 0; i < KSYNC_OBJCACHE_STOCK_MAX; i++) {
-		if (!st->slot[i])
+		if (!st->slot[i].objcg)
 			continue;
 		if (n < max && out)
-			out[n] = st->slot[i]->objcg;
+			out[n] = st->slot[i].objcg;
 		n++;
 	}
 	return n;
@@ -471,11 +471,11 @@ int ksync_objcache_thread_parked(struct ksync_objcg **out, int max)
 
 	if (!st)
 		return 0;
-	for (int i = 0; i < KSYNC__OC_ENTRIES; i++) {
-		if (!st->ent[i].objcg || st->ent[i].slot >= 0)
+	for (int i = 0; i < KSYNC__OC_PARK; i++) {
+		if (!st->park[i].objcg)
 			continue;
 		if (n < max && out)
-			out[n] = st->ent[i].objcg;
+			out[n] = st->park[i].objcg;
 		n++;
 	}
 	return n;
@@ -483,9 +483,10 @@ int ksync_objcache_thread_parked(struct ksync_objcg **out, int max)
 
 int ksync_objcache_park_set(const struct ksync_memgroup *g, int *ways)
 {
+	(void)g; /* one set: the park is searched whole */
 	if (ways)
-		*ways = KSYNC__OC_PARK_WAYS;
-	return (int)ksync__oc_park_set(g);
+		*ways = KSYNC__OC_PARK;
+	return 0;
 }
 #endif
 

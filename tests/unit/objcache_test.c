@@ -635,22 +635,22 @@ static struct ksync_objcg *handle_of(struct ksync_memgroup *g)
 	return h;
 }
 
-/* Groups whose entries fall in one park set, more of them than it has ways:
- * a new group's entry must push a parked one out of the set (flushed, its
- * references put), never a slot, and the charges all land. */
-KTEST(design_b_park_set_collisions)
+/* More groups than the slots and the park hold (in one park set): the park
+ * stays bounded (a parked entry is dropped, flushed, its references put, to
+ * make room), no group has two entries, and every charge lands. */
+KTEST(design_b_park_overflow)
 {
 	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
 	struct ksync_objcache *c = make("bp", 64, KSYNC_OBJCACHE_ACCOUNT, KSYNC_OBJCACHE_CHARGE_HANDLES, false, set, 0);
-	struct ksync_memgroup *pool[256], *g[16];
-	void *o[16][3];
+	struct ksync_memgroup *pool[512], *g[32];
+	void *o[32][3];
 	int ways = 0, want, n = 0, made = 0;
 
 	(void)ksync_objcache_park_set(NULL, &ways);
-	KASSERT(ways > KSYNC_OBJCACHE_STOCK_MAX && ways + 1 <= 16);
-	want = ways + 1;
+	want = KSYNC_OBJCACHE_STOCK_MAX + ways + 1;
+	KASSERT(want <= 32);
 	/* Make groups until want of them share the first one's set. */
-	while (n < want && made < 256) {
+	while (n < want && made < 512) {
 		struct ksync_memgroup *x = ksync_memgroup_create(set, NULL);
 
 		KASSERT(x != NULL);
@@ -663,17 +663,16 @@ KTEST(design_b_park_set_collisions)
 	for (int r = 0; r < 3; r++)
 		for (int i = 0; i < n; i++) {
 			KASSERT((o[i][r] = ksync_objcache_alloc_group(c, g[i])));
-			/* One set in use: its ways hold every entry, 5 of them slots. */
-			KCHECK(ksync_objcache_thread_stock(NULL, 0) + ksync_objcache_thread_parked(NULL, 0) <= ways);
+			KCHECK(ksync_objcache_thread_parked(NULL, 0) <= ways);
 		}
 	KCHECK_EQ(ksync_objcache_thread_stock(NULL, 0), KSYNC_OBJCACHE_STOCK_MAX);
-	KCHECK_EQ(ksync_objcache_thread_parked(NULL, 0), ways - KSYNC_OBJCACHE_STOCK_MAX);
+	KCHECK_EQ(ksync_objcache_thread_parked(NULL, 0), ways);
 	/* No group twice: the slots' and the parked handles are distinct. */
 	{
-		struct ksync_objcg *h[32];
-		int k = ksync_objcache_thread_stock(h, 16);
+		struct ksync_objcg *h[64];
+		int k = ksync_objcache_thread_stock(h, 32);
 
-		k += ksync_objcache_thread_parked(h + k, 16);
+		k += ksync_objcache_thread_parked(h + k, 32);
 		for (int i = 0; i < k; i++)
 			for (int j = i + 1; j < k; j++)
 				KCHECK(h[i] != h[j]);
