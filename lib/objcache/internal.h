@@ -54,8 +54,8 @@ struct ksync__oc_slab {
 	struct ksync_objcache *cache;   /* the owner: a root or a child; set once */
 	struct ksync_list_head link;    /* on the owner's partial, full or empty list */
 	uint32_t inuse;                 /* objects out of the slab: live or in magazines */
-	uint32_t owner;                 /* the thread refilling its magazines from it (its
-					 * ksync__oc_thread_id(); 0: none), under the mutex */
+	uint32_t owner;                 /* the id of the thread refilling its magazines from
+					 * it (magazine.c; 0: none), under the mutex */
 	struct ksync__oc_arena *arena;  /* the arena the slab was carved from (slab.c) */
 	unsigned long *live;            /* bitmap: 1 = given to a user (atomic RMW) */
 	uint16_t *free;                 /* stack of free object indices */

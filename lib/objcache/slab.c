@@ -16,7 +16,15 @@
  * Objects are constructed when their slab is made and never again.
  *
  * The depot is the cache's three lists (partial, full, empty) under its
- * mutex; magazines (magazine.c) take and put objects in batches here.
+ * mutex; magazines (magazine.c) take and put objects in batches here. A
+ * partial slab may have an owner, the thread whose magazine refills took
+ * from it last: a refill prefers its own slab, then one without owner,
+ * then an empty or new one, and takes from another thread's only when no
+ * slab can be made, so that two threads' objects do not share the live
+ * bitmap's words (each alloc and free does an atomic RMW there) or the
+ * handle vector's lines. A full slab has no owner; a thread's exit clears
+ * its ownerships (ksync__oc_unclaim()). Ownership is a placement hint
+ * only: frees go to an object's slab whoever owns it.
  * An empty slab goes back to its arena at once when the cache keeps
  * max_empty empty slabs already, or when the cache is dead (a deactivated
  * child, the kernel's 4.0 "dead caches discard free slabs immediately").
