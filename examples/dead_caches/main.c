@@ -60,7 +60,14 @@
  *                the same with 4 groups (stock_loss_4_groups: fewer groups
  *                than slots), to tell a stock that thrashes from one that is
  *                slow on every charge. The *_cpu keys: the same losses
- *                from the thread's CPU time.
+ *                from the thread's CPU time. The loops run in chunks of at
+ *                most 50,000 pairs (a few ms), the 1-, 8- and 4-group
+ *                chunks back to back in each round, and a loss is the
+ *                median over the rounds of the loss within a round: other
+ *                jobs' load on a shared machine comes and goes between
+ *                rounds, not between the chunks compared (a minimum per
+ *                loop over whole runs compared loops timed seconds apart);
+ *                stock_ns is the fastest chunk of each loop.
  *
  * Every scenario (per design) runs in a child process of its own, its
  * figures written to memory shared with the parent: a scenario starts from a
@@ -455,6 +462,24 @@ static double time_pairs(struct dc_cache *c, struct ksync_memgroup **groups, int
 	return (t1 - t0) * 1e9 / (double)pairs;
 }
 
+/* The stock loops' chunk (pairs) and the most rounds of them. */
+#define STOCK_CHUNK 50000L
+#define STOCK_MAX_ROUNDS 1000L
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of @n values (sorted in place). */
+static double median(double *v, long n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 static void keep_min(double *best, double v)
 {
 	if (v >= 0 && (*best <= 0 || v < *best))
@@ -533,23 +558,42 @@ static void scenario_stock(enum dc_design unused)
 		time_pairs(c, g, 8, opt.pairs / 10 + 8, &cpu);
 		time_pairs(c, g, 1, opt.pairs / 10 + 1, &cpu);
 	}
-	for (int rep = 0; rep < opt.reps; rep++)
-		for (int s = 0; s < 2; s++) {
-			dc_set_stock_slots(slots[s]);
-			static const int ngroups[3] = { 1, 8, 4 };
-			for (int k = 0; k < 3; k++) {
-				double cpu;
-				keep_min(&r->stock_ns[s][k], time_pairs(c, g, ngroups[k], opt.pairs, &cpu));
-				keep_min(&r->stock_cpu_ns[s][k], cpu);
-			}
+	{
+		static const int ngroups[3] = { 1, 8, 4 };
+		long chunk = opt.pairs < STOCK_CHUNK ? opt.pairs : STOCK_CHUNK;
+		long rounds = opt.pairs / chunk * opt.reps;
+		double *loss = calloc((size_t)(8 * (rounds > 0 ? rounds : 1)), sizeof(*loss));
+
+		if (rounds > STOCK_MAX_ROUNDS)
+			rounds = STOCK_MAX_ROUNDS;
+		if (!loss || rounds < 1) {
+			free(loss);
+			fail("stock: rounds", "B");
+			goto out;
 		}
-	for (int s = 0; s < 2; s++) {
-		r->stock_loss[s] = r->stock_ns[s][1] > 0 ? 1.0 - r->stock_ns[s][0] / r->stock_ns[s][1] : -1;
-		r->stock_loss4[s] = r->stock_ns[s][2] > 0 ? 1.0 - r->stock_ns[s][0] / r->stock_ns[s][2] : -1;
-		r->stock_loss_cpu[s] =
-			r->stock_cpu_ns[s][1] > 0 ? 1.0 - r->stock_cpu_ns[s][0] / r->stock_cpu_ns[s][1] : -1;
-		r->stock_loss4_cpu[s] =
-			r->stock_cpu_ns[s][2] > 0 ? 1.0 - r->stock_cpu_ns[s][0] / r->stock_cpu_ns[s][2] : -1;
+		/* loss[(s * 4 + which) * rounds + round]: which = 8 groups, 4 groups, then their CPU forms */
+		for (long rd = 0; rd < rounds; rd++)
+			for (int s = 0; s < 2; s++) {
+				double ns[3], cpu[3];
+
+				dc_set_stock_slots(slots[s]);
+				for (int k = 0; k < 3; k++) {
+					ns[k] = time_pairs(c, g, ngroups[k], chunk, &cpu[k]);
+					keep_min(&r->stock_ns[s][k], ns[k]);
+					keep_min(&r->stock_cpu_ns[s][k], cpu[k]);
+				}
+				loss[(s * 4 + 0) * rounds + rd] = ns[1] > 0 ? 1.0 - ns[0] / ns[1] : -1;
+				loss[(s * 4 + 1) * rounds + rd] = ns[2] > 0 ? 1.0 - ns[0] / ns[2] : -1;
+				loss[(s * 4 + 2) * rounds + rd] = cpu[1] > 0 ? 1.0 - cpu[0] / cpu[1] : -1;
+				loss[(s * 4 + 3) * rounds + rd] = cpu[2] > 0 ? 1.0 - cpu[0] / cpu[2] : -1;
+			}
+		for (int s = 0; s < 2; s++) {
+			r->stock_loss[s] = median(&loss[(s * 4 + 0) * rounds], rounds);
+			r->stock_loss4[s] = median(&loss[(s * 4 + 1) * rounds], rounds);
+			r->stock_loss_cpu[s] = median(&loss[(s * 4 + 2) * rounds], rounds);
+			r->stock_loss4_cpu[s] = median(&loss[(s * 4 + 3) * rounds], rounds);
+		}
+		free(loss);
 	}
 out:
 	dc_set_stock_slots(5);

@@ -16,6 +16,8 @@
 KSYNC_EXTERN_C_BEGIN
 
 struct ksync_objcache;
+struct ksync_objcg;
+struct ksync_memgroup;
 
 /* Where the hook is called; @cache is the child (or root) concerned. */
 enum ksync_objcache_yield_point {
@@ -44,6 +46,27 @@ enum ksync_objcache_yield_point {
  * schedules start, clear it after they ended.
  */
 void ksync_objcache_set_yield_hook(void (*hook)(struct ksync_objcache *cache, int point, void *arg), void *arg);
+
+/**
+ * ksync_objcache_thread_parked() - the handles parked in the calling
+ * thread's charge stock (design B): entries evicted from its slots that
+ * keep their references and pending charges for the next charge of their
+ * group (docs/objcache.md). Writes up to @max of them to @out (may be NULL
+ * with @max 0); no reference is taken: compare them only.
+ *
+ * Return: how many are parked.
+ */
+int ksync_objcache_thread_parked(struct ksync_objcg **out, int max);
+
+/**
+ * ksync_objcache_park_set() - the set of the stock's table a group's entry
+ * goes to (design B), for tests that make groups collide in one set.
+ * @g: the group (its address is hashed, never dereferenced; may be NULL)
+ * @ways: if not NULL, set to the entries per set
+ *
+ * Return: the set's index, from 0 to the number of sets minus one.
+ */
+int ksync_objcache_park_set(const struct ksync_memgroup *g, int *ways);
 
 KSYNC_EXTERN_C_END
 

@@ -54,7 +54,8 @@ struct ksync__oc_slab {
 	struct ksync_objcache *cache;   /* the owner: a root or a child; set once */
 	struct ksync_list_head link;    /* on the owner's partial, full or empty list */
 	uint32_t inuse;                 /* objects out of the slab: live or in magazines */
-	uint32_t pad;
+	uint32_t owner;                 /* the id of the thread refilling its magazines from
+					 * it (magazine.c; 0: none), under the mutex */
 	struct ksync__oc_arena *arena;  /* the arena the slab was carved from (slab.c) */
 	unsigned long *live;            /* bitmap: 1 = given to a user (atomic RMW) */
 	uint16_t *free;                 /* stack of free object indices */
@@ -175,8 +176,12 @@ void ksync__oc_idx_put(int idx);
 struct ksync_objcache *ksync__oc_idx_cache(int idx);
 void ksync__oc_layout(struct ksync_objcache *c);
 /* Take up to @n objects out of the slabs (making a slab if needed) under the
- * cache's mutex; returns how many (0: out of memory). */
-unsigned ksync__oc_take(struct ksync_objcache *c, void **out, unsigned n);
+ * cache's mutex, for thread @owner (0: any): from a slab no other thread
+ * refills from when there is one (slab.c); returns how many (0: out of
+ * memory). */
+unsigned ksync__oc_take(struct ksync_objcache *c, void **out, unsigned n, uint32_t owner);
+/* Thread @owner refills from none of @c's slabs any more (its exit). */
+void ksync__oc_unclaim(struct ksync_objcache *c, uint32_t owner);
 /* Put @n objects back under the mutex. Returns true when @c is a dead
  * child left without slabs: the caller calls ksync__oc_child_end() then,
  * holding no lock of the module. */

@@ -43,6 +43,7 @@
 struct ksync__oc_thread {
 	struct ksync_list_head link;      /* on threads, under threads_mutex */
 	struct ksync__oc_stock stock;     /* owner only */
+	uint32_t id;                      /* never 0: the slabs it refills from (slab.c) */
 	struct ksync__oc_mag **chunk[KSYNC__OC_CHUNKS]; /* M3; slots: atomic */
 };
 
@@ -51,6 +52,7 @@ static struct ksync_list_head threads = { &threads, &threads };
 static pthread_key_t thread_key;
 static pthread_once_t thread_once = PTHREAD_ONCE_INIT;
 static __thread struct ksync__oc_thread *self;
+static uint32_t thread_ids; /* under threads_mutex */
 
 static void thread_exit(void *arg);
 
@@ -75,6 +77,7 @@ static inline struct ksync__oc_thread *get_self(void)
 	}
 	ksync__mutex_lock(&threads_mutex);
 	ksync_list_add(&t->link, &threads);
+	t->id = ++thread_ids ? thread_ids : ++thread_ids; /* wraps past 0 after 2^32 threads */
 	pthread_mutex_unlock(&threads_mutex);
 	self = t;
 	return t;
@@ -158,13 +161,13 @@ void *ksync__oc_mag_alloc(struct ksync_objcache *c)
 	}
 	if (!m && !(m = new_mag(c)))
 		goto direct;
-	m->n = ksync__oc_take(c, m->obj, (m->cap + 1) / 2);
+	m->n = ksync__oc_take(c, m->obj, (m->cap + 1) / 2, t->id);
 	if (m->n)
 		obj = m->obj[--m->n];
 	publish(c, slot, m);
 	return obj;
 direct:
-	return ksync__oc_take(c, &obj, 1) ? obj : NULL;
+	return ksync__oc_take(c, &obj, 1, 0) ? obj : NULL;
 }
 
 void ksync__oc_mag_free(struct ksync_objcache *c, void *obj)
@@ -232,6 +235,8 @@ static void flush_thread(struct ksync__oc_thread *t, bool free_chunks, struct ks
 			if (!m)
 				continue;
 			c = ksync__oc_idx_cache(ci * KSYNC__OC_CHUNK + k);
+			if (c && free_chunks)
+				ksync__oc_unclaim(c, t->id); /* the thread is leaving */
 			if (c && flush_mag(c, m, NULL))
 				ksync_list_add(&c->endlink, ends);
 			else if (!c)

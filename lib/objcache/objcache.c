@@ -237,7 +237,7 @@ static void *obj_alloc(struct ksync_objcache *c)
 	struct ksync__oc_slab *s;
 	bool fresh;
 
-	if (!obj && !ksync__oc_take(c, &obj, 1))
+	if (!obj && !ksync__oc_take(c, &obj, 1, 0))
 		return NULL;
 	s = ksync__oc_slab_of(c, obj);
 	fresh = ksync__oc_mark_live(s, ksync__oc_index(c, s, obj), true);
@@ -462,6 +462,33 @@ int ksync_objcache_thread_stock(struct ksync_objcg **out, int max)
 	}
 	return n;
 }
+
+#if KSYNC_SEAMS /* <ksync/objcache_testing.h> */
+int ksync_objcache_thread_parked(struct ksync_objcg **out, int max)
+{
+	struct ksync__oc_stock *st = ksync__oc_thread_stock();
+	int n = 0;
+
+	if (!st)
+		return 0;
+	for (int i = 0; i < KSYNC__OC_PARK; i++) {
+		if (!st->park[i].objcg)
+			continue;
+		if (n < max && out)
+			out[n] = st->park[i].objcg;
+		n++;
+	}
+	return n;
+}
+
+int ksync_objcache_park_set(const struct ksync_memgroup *g, int *ways)
+{
+	(void)g; /* one set: the park is searched whole */
+	if (ways)
+		*ways = KSYNC__OC_PARK;
+	return 0;
+}
+#endif
 
 /* ---- statistics ---- */
 

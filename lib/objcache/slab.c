@@ -16,7 +16,15 @@
  * Objects are constructed when their slab is made and never again.
  *
  * The depot is the cache's three lists (partial, full, empty) under its
- * mutex; magazines (magazine.c) take and put objects in batches here.
+ * mutex; magazines (magazine.c) take and put objects in batches here. A
+ * partial slab may have an owner, the thread whose magazine refills took
+ * from it last: a refill prefers its own slab, then one without owner,
+ * then an empty or new one, and takes from another thread's only when no
+ * slab can be made, so that two threads' objects do not share the live
+ * bitmap's words (each alloc and free does an atomic RMW there) or the
+ * handle vector's lines. A full slab has no owner; a thread's exit clears
+ * its ownerships (ksync__oc_unclaim()). Ownership is a placement hint
+ * only: frees go to an object's slab whoever owns it.
  * An empty slab goes back to its arena at once when the cache keeps
  * max_empty empty slabs already, or when the cache is dead (a deactivated
  * child, the kernel's 4.0 "dead caches discard free slabs immediately").
@@ -322,35 +330,68 @@ static void drop_slab(struct ksync_objcache *c, struct ksync__oc_slab *s)
 	slab_put(s);
 }
 
-unsigned ksync__oc_take(struct ksync_objcache *c, void **out, unsigned n)
+/* How many partial slabs a refill looks at for one of its own or nobody's. */
+#define OWNER_WALK 4
+
+/*
+ * Under c->lock: the slab a refill of thread @owner takes from. Its own
+ * partial slab, else a partial slab nobody refills from, else an empty or
+ * new one, and only when that fails a partial slab of another thread's (a
+ * dead child makes no slab). Two threads refilling from one slab would
+ * share its live bitmap's words (an atomic RMW per alloc and per free) and
+ * design B's handle vector: each would pull the other's cache line at every
+ * pair, which cost more than a whole pair of a lone thread.
+ */
+static struct ksync__oc_slab *take_slab(struct ksync_objcache *c, uint32_t owner)
+{
+	struct ksync__oc_slab *s, *free_one = NULL;
+	int walked = 0;
+
+	ksync_list_for_each_entry(s, &c->partial, link) {
+		if (!owner || s->owner == owner)
+			return s;
+		if (!s->owner && !free_one)
+			free_one = s;
+		if (++walked == OWNER_WALK)
+			break;
+	}
+	if (free_one)
+		return free_one;
+	if (!ksync_list_empty(&c->empty) || (!__atomic_load_n(&c->dead, __ATOMIC_RELAXED) && new_slab(c))) {
+		s = ksync_list_first_entry(&c->empty, struct ksync__oc_slab, link);
+		s->owner = 0; /* whoever refilled from it before it emptied */
+		c->nr_empty--;
+		c->nr_partial++;
+		ksync_list_move(&s->link, &c->partial);
+		return s;
+	}
+	/* A dead child, or out of memory: share. */
+	return ksync_list_empty(&c->partial) ? NULL : ksync_list_first_entry(&c->partial, struct ksync__oc_slab, link);
+}
+
+unsigned ksync__oc_take(struct ksync_objcache *c, void **out, unsigned n, uint32_t owner)
 {
 	unsigned got = 0;
 
 	ksync__mutex_lock(&c->lock);
 	while (got < n) {
-		struct ksync__oc_slab *s;
+		/* A dead child makes no slab (dead is set before its
+		 * deactivation takes this mutex): once its last slab is gone
+		 * it ends, and a slab made after that, by an allocator that
+		 * found the child before it died, would hold objects in freed
+		 * memory. Its free objects are still handed out. */
+		struct ksync__oc_slab *s = take_slab(c, owner);
 
-		if (!ksync_list_empty(&c->partial)) {
-			s = ksync_list_first_entry(&c->partial, struct ksync__oc_slab, link);
-		} else {
-			/* A dead child makes no slab (dead is set before its
-			 * deactivation takes this mutex): once its last slab is
-			 * gone it ends, and a slab made after that, by an
-			 * allocator that found the child before it died, would
-			 * hold objects in freed memory. Its free objects are
-			 * still handed out. */
-			if (ksync_list_empty(&c->empty) && (__atomic_load_n(&c->dead, __ATOMIC_RELAXED) || !new_slab(c)))
-				break;
-			s = ksync_list_first_entry(&c->empty, struct ksync__oc_slab, link);
-			c->nr_empty--;
-			c->nr_partial++;
-			ksync_list_move(&s->link, &c->partial);
-		}
+		if (!s)
+			break;
+		if (owner)
+			s->owner = owner;
 		while (got < n && s->nfree) {
 			out[got++] = ksync__oc_obj(c, s, s->free[--s->nfree]);
 			s->inuse++;
 		}
 		if (!s->nfree) {
+			s->owner = 0; /* back on the partial list for anyone */
 			c->nr_partial--;
 			c->nr_full++;
 			ksync_list_move(&s->link, &c->full);
@@ -358,6 +399,17 @@ unsigned ksync__oc_take(struct ksync_objcache *c, void **out, unsigned n)
 	}
 	pthread_mutex_unlock(&c->lock);
 	return got;
+}
+
+void ksync__oc_unclaim(struct ksync_objcache *c, uint32_t owner)
+{
+	struct ksync__oc_slab *s;
+
+	ksync__mutex_lock(&c->lock);
+	ksync_list_for_each_entry(s, &c->partial, link)
+		if (s->owner == owner)
+			s->owner = 0;
+	pthread_mutex_unlock(&c->lock);
 }
 
 /* Under c->lock: the end condition, claimed once. */

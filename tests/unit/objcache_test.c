@@ -611,6 +611,202 @@ KTEST(design_b_stock_slots)
 	KCHECK_EQ(ksync_memgroup_set_destroy(set), 0);
 }
 
+/* ---- the park: the stock's entries, slots or parked, in hashed sets ---- */
+
+static bool parked_has(struct ksync_objcg *h)
+{
+	struct ksync_objcg *p[64];
+	int n = ksync_objcache_thread_parked(p, 64);
+
+	KASSERT(n <= 64);
+	for (int i = 0; i < n; i++)
+		if (p[i] == h)
+			return true;
+	return false;
+}
+
+/* @g's handle, compared only (the group holds it while online). */
+static struct ksync_objcg *handle_of(struct ksync_memgroup *g)
+{
+	struct ksync_objcg *h = ksync_memgroup_get_objcg(g);
+
+	KASSERT(h != NULL);
+	ksync_objcg_put(h);
+	return h;
+}
+
+/* More groups than the slots and the park hold (in one park set): the park
+ * stays bounded (a parked entry is dropped, flushed, its references put, to
+ * make room), no group has two entries, and every charge lands. */
+KTEST(design_b_park_overflow)
+{
+	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
+	struct ksync_objcache *c = make("bp", 64, KSYNC_OBJCACHE_ACCOUNT, KSYNC_OBJCACHE_CHARGE_HANDLES, false, set, 0);
+	struct ksync_memgroup *pool[512], *g[32];
+	void *o[32][3];
+	int ways = 0, want, n = 0, made = 0;
+
+	(void)ksync_objcache_park_set(NULL, &ways);
+	want = KSYNC_OBJCACHE_STOCK_MAX + ways + 1;
+	KASSERT(want <= 32);
+	/* Make groups until want of them share the first one's set. */
+	while (n < want && made < 512) {
+		struct ksync_memgroup *x = ksync_memgroup_create(set, NULL);
+
+		KASSERT(x != NULL);
+		pool[made++] = x;
+		if (!n || ksync_objcache_park_set(x, NULL) == ksync_objcache_park_set(g[0], NULL))
+			g[n++] = x;
+	}
+	KASSERT(n == want);
+	ksync_objcache_drain_thread();
+	for (int r = 0; r < 3; r++)
+		for (int i = 0; i < n; i++) {
+			KASSERT((o[i][r] = ksync_objcache_alloc_group(c, g[i])));
+			KCHECK(ksync_objcache_thread_parked(NULL, 0) <= ways);
+		}
+	KCHECK_EQ(ksync_objcache_thread_stock(NULL, 0), KSYNC_OBJCACHE_STOCK_MAX);
+	KCHECK_EQ(ksync_objcache_thread_parked(NULL, 0), ways);
+	/* No group twice: the slots' and the parked handles are distinct. */
+	{
+		struct ksync_objcg *h[64];
+		int k = ksync_objcache_thread_stock(h, 32);
+
+		k += ksync_objcache_thread_parked(h + k, 32);
+		for (int i = 0; i < k; i++)
+			for (int j = i + 1; j < k; j++)
+				KCHECK(h[i] != h[j]);
+	}
+	ksync_objcache_drain_thread();
+	for (int i = 0; i < n; i++) {
+		KCHECK_EQ(stat_of(g[i], KSYNC_MEMGROUP_STAT_OBJECTS), 3L);
+		KCHECK_EQ(stat_of(g[i], KSYNC_MEMGROUP_STAT_BYTES), 3L * 64);
+	}
+	for (int i = 0; i < n; i++)
+		for (int r = 0; r < 3; r++)
+			ksync_objcache_free(c, o[i][r]);
+	ksync_objcache_drain_thread();
+	KCHECK_EQ(ksync_objcache_thread_parked(NULL, 0), 0);
+	for (int i = 0; i < made; i++) {
+		KCHECK_EQ(stat_of(pool[i], KSYNC_MEMGROUP_STAT_OBJECTS), 0L);
+		KCHECK_EQ(ksync_memgroup_offline(pool[i]), 0);
+	}
+	KCHECK_EQ(ksync_objcache_destroy(c), 0);
+	KCHECK_EQ(ksync_memgroup_set_destroy(set), 0);
+}
+
+/* A thread cycling among 8 groups: the 3 evicted ones are parked, with
+ * their references; a charge of a parked group makes it a slot again. */
+KTEST(design_b_parked_entries_return)
+{
+	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
+	struct ksync_objcache *c = make("br", 64, KSYNC_OBJCACHE_ACCOUNT, KSYNC_OBJCACHE_CHARGE_HANDLES, false, set, 0);
+	struct ksync_memgroup *g[8];
+	int ways = 0, per[64] = { 0 }, p = -1;
+
+	(void)ksync_objcache_park_set(NULL, &ways);
+	for (int i = 0; i < 8; i++) {
+		KASSERT((g[i] = ksync_memgroup_create(set, NULL)));
+		per[ksync_objcache_park_set(g[i], NULL)]++;
+	}
+	for (int i = 0; i < 64; i++)
+		KASSERT(per[i] <= ways); /* no set overflows: nothing is pushed out */
+	ksync_objcache_drain_thread();
+	for (int r = 0; r < 3; r++)
+		for (int i = 0; i < 8; i++)
+			ksync_objcache_free(c, ksync_objcache_alloc_group(c, g[i]));
+	KCHECK_EQ(ksync_objcache_thread_stock(NULL, 0), KSYNC_OBJCACHE_STOCK_MAX);
+	KCHECK_EQ(ksync_objcache_thread_parked(NULL, 0), 8 - KSYNC_OBJCACHE_STOCK_MAX);
+	for (int i = 0; i < 8 && p < 0; i++)
+		if (parked_has(handle_of(g[i])))
+			p = i;
+	KASSERT(p >= 0);
+	KCHECK(!stock_has(handle_of(g[p])));
+	ksync_objcache_free(c, ksync_objcache_alloc_group(c, g[p]));
+	KCHECK(stock_has(handle_of(g[p])));
+	KCHECK(!parked_has(handle_of(g[p])));
+	KCHECK_EQ(ksync_objcache_thread_parked(NULL, 0), 8 - KSYNC_OBJCACHE_STOCK_MAX);
+	ksync_objcache_drain_thread();
+	KCHECK_EQ(ksync_objcache_thread_parked(NULL, 0), 0);
+	for (int i = 0; i < 8; i++) {
+		KCHECK_EQ(stat_of(g[i], KSYNC_MEMGROUP_STAT_OBJECTS), 0L);
+		KCHECK_EQ(ksync_memgroup_offline(g[i]), 0);
+	}
+	KCHECK_EQ(ksync_objcache_destroy(c), 0);
+	KCHECK_EQ(ksync_memgroup_set_destroy(set), 0);
+}
+
+/* A group goes offline while its entry is parked: the next miss sweeps the
+ * entry (its charges land on the parent, where the handle went), and a
+ * charge of the dying group itself, before any miss, drops the entry and
+ * charges its parent without caching anything for it. */
+static void offline_while_parked(bool charge_the_dying_group)
+{
+	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
+	struct ksync_objcache *c = make("bo", 64, KSYNC_OBJCACHE_ACCOUNT, KSYNC_OBJCACHE_CHARGE_HANDLES, false, set, 0);
+	struct ksync_memgroup *parent = ksync_memgroup_create(set, NULL), *g[7], *x = NULL;
+	struct ksync_objcg *xh;
+	void *live, *o;
+
+	KASSERT(parent != NULL);
+	for (int i = 0; i < 7; i++)
+		KASSERT((g[i] = ksync_memgroup_create(set, parent)));
+	ksync_objcache_drain_thread();
+	x = g[0];
+	xh = handle_of(x);
+	live = ksync_objcache_alloc_group(c, x); /* x's slot holds its charge, pending */
+	KASSERT(live != NULL);
+	/* The others, in turn, until x's entry is rotated out (bimodal
+	 * insertion keeps some slots through cycles: a few rounds). */
+	for (int r = 0; r < 64 && !parked_has(xh); r++)
+		for (int i = 1; i < 7; i++)
+			ksync_objcache_free(c, ksync_objcache_alloc_group(c, g[i]));
+	KASSERT(parked_has(xh)); /* with the live object's charge */
+	ksync_memgroup_get(x); /* kept in memory across its offline */
+	KCHECK_EQ(ksync_memgroup_offline(x), 0);
+	if (charge_the_dying_group) {
+		o = ksync_objcache_alloc_group(c, x);
+		KASSERT(o != NULL);
+		KCHECK(ksync_objcache_obj_group(c, o) == parent);
+		KCHECK(!parked_has(xh));
+		KCHECK(!stock_has(xh));
+		ksync_objcache_free(c, o);
+	} else {
+		/* A miss: a group of the thread not in its stock. */
+		struct ksync_memgroup *y = ksync_memgroup_create(set, parent);
+
+		KASSERT(y != NULL);
+		ksync_objcache_free(c, ksync_objcache_alloc_group(c, y));
+		KCHECK(!parked_has(xh));
+		KCHECK(!stock_has(xh));
+		ksync_objcache_drain_thread();
+		KCHECK_EQ(ksync_memgroup_offline(y), 0);
+	}
+	ksync_objcache_drain_thread();
+	/* The live object's charge followed its handle to the parent. */
+	KCHECK_EQ(stat_of(parent, KSYNC_MEMGROUP_STAT_OBJECTS), 1L);
+	ksync_objcache_free(c, live);
+	ksync_objcache_drain_thread();
+	KCHECK_EQ(stat_of(parent, KSYNC_MEMGROUP_STAT_OBJECTS), 0L);
+	ksync_memgroup_put(x);
+	for (int i = 0; i < 7; i++)
+		if (g[i] != x)
+			KCHECK_EQ(ksync_memgroup_offline(g[i]), 0);
+	KCHECK_EQ(ksync_memgroup_offline(parent), 0);
+	KCHECK_EQ(ksync_objcache_destroy(c), 0);
+	KCHECK_EQ(ksync_memgroup_set_destroy(set), 0);
+}
+
+KTEST(design_b_offline_while_parked_then_miss)
+{
+	offline_while_parked(false);
+}
+
+KTEST(design_b_offline_while_parked_then_charged)
+{
+	offline_while_parked(true);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Out of memory at every allocation                                        */
 
@@ -708,6 +904,66 @@ KTEST(thread_exit_flushes_magazines)
 	KCHECK_EQ(stats(a.c).magazine_objects, 0UL);
 	KCHECK_EQ(stats(a.c).active_objects, 0UL);
 	KCHECK_EQ(ksync_objcache_destroy(a.c), 0);
+}
+
+/* ---- each thread's magazines refill from a slab of their own ---- */
+
+struct slab_arg {
+	struct ksync_objcache *c;
+	void *obj;      /* allocated by the thread, kept */
+	bool free_it;   /* free it before the thread exits */
+};
+
+static void *slab_thread(void *p)
+{
+	struct slab_arg *a = p;
+
+	a->obj = ksync_objcache_alloc(a->c);
+	if (a->free_it)
+		ksync_objcache_free(a->c, a->obj);
+	return NULL;
+}
+
+static uintptr_t slab_of(struct ksync_objcache *c, void *obj)
+{
+	return (uintptr_t)obj & ~(uintptr_t)(stats(c).slab_size - 1);
+}
+
+/* Two threads whose magazines shared a slab shared its live bitmap's words
+ * (an atomic RMW per alloc and per free): at every pair each pulled the
+ * other's cache line. A refill now takes a slab no other thread refills
+ * from while there is one (a new slab rather than another thread's), and a
+ * thread's exit gives its slab to the next comer. */
+KTEST(threads_refill_from_their_own_slabs)
+{
+	struct ksync_objcache *c = ksync_objcache_create("own", 64, 0, 0, NULL);
+	struct slab_arg b = { .c = NULL }, d = { .c = NULL };
+	pthread_t t;
+	void *mine;
+
+	KASSERT(c);
+	b.c = d.c = c;
+	mine = ksync_objcache_alloc(c); /* this thread's magazine: half a magazine from slab 1 */
+	KASSERT(mine);
+	KCHECK_EQ(stats(c).slabs, 1UL);
+	KASSERT(pthread_create(&t, NULL, slab_thread, &b) == 0);
+	KASSERT(pthread_join(t, NULL) == 0);
+	KASSERT(b.obj);
+	/* Slab 1 had free objects, but this thread refills from it. */
+	KCHECK(slab_of(c, b.obj) != slab_of(c, mine));
+	KCHECK_EQ(stats(c).slabs, 2UL);
+	/* b exited holding its object: its slab is nobody's now. */
+	KASSERT(pthread_create(&t, NULL, slab_thread, &d) == 0);
+	KASSERT(pthread_join(t, NULL) == 0);
+	KASSERT(d.obj);
+	KCHECK(slab_of(c, d.obj) == slab_of(c, b.obj));
+	KCHECK_EQ(stats(c).slabs, 2UL);
+	ksync_objcache_free(c, b.obj);
+	ksync_objcache_free(c, d.obj);
+	ksync_objcache_free(c, mine);
+	ksync_objcache_drain_thread();
+	KCHECK_EQ(stats(c).active_objects, 0UL);
+	KCHECK_EQ(ksync_objcache_destroy(c), 0);
 }
 
 struct stock_exit_arg {
