@@ -12,7 +12,8 @@
  *   seams.c       the yield hook (<ksync/shrinker_testing.h>)  -> (none)
  *   context.c     the shrinkers this thread is calling into  -> (none)
  *   ids.c         shrinker ids, the id table                 -> (none)
- *   records.c     records: allocation, the recycling cache, batched frees
+ *   records.c     records: allocation, the recycling cache, batched frees,
+ *                 names (captured at prepare, formatted on first read)
  *                 -> ids
  *   register.c    register (an id: ids, then group maps, then the id table,
  *                 as the kernel's shrinker_memcg_alloc()), unregister and its
@@ -21,7 +22,8 @@
  *                 groups; ksync_set_shrinker_bit()           -> (none)
  *   walk.c        the scan budget, ksync_shrink_slab() (global and group walks)
  *                 -> registry, records, group_info
- *   debug.c       the debug interface and the nr_deferred ledger -> registry
+ *   debug.c       the debug interface and the nr_deferred ledger
+ *                 -> registry, records
  *
  * Helpers one file exports to another carry the private prefix ksync__shr_
  * (as CK's _ck_ and liburcu's _urcu_): every global symbol of the library
@@ -45,9 +47,18 @@
 #include "../common/wait.h"
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdbool.h>
 
 #define RECORD_MAGIC 0x5348524b4e4f4445UL /* "SHRKNODE" */
+#define NAME_ARGS 4 /* integer arguments of a name formatted lazily */
+
+/* A shrinker's name as prepare captures it (records.c), outside the mutex. */
+struct record_name {
+	char text[48]; /* the name, or its format when @lazy */
+	long args[NAME_ARGS];
+	bool lazy;
+};
 
 /* enum record_state - the life of a shrinker's record. */
 enum record_state {
@@ -84,7 +95,15 @@ struct ksync_shrinker_record {
 	 * fields below at least a line away from the list pointers.
 	 */
 	struct ksync_shrinker owned_s;
+	/*
+	 * The name. A simple format (literal text and up to NAME_ARGS integer
+	 * conversions) is kept as it is, with its arguments, and formatted on
+	 * the first read (records.c: only the debug interface reads it);
+	 * @name_lazy says which @name holds (N1/N2).
+	 */
 	char name[48];
+	long name_args[NAME_ARGS];
+	ksync_atomic_t name_lazy;
 	/* Written by every walker that calls the shrinker, and by unregister. */
 	ksync_atomic_t refcount;
 	ksync_atomic_t done;  /* completion (lib/common/wait.h): the last reference is gone */
@@ -274,6 +293,9 @@ void ksync__shr_records_flush_locked_batch(struct ksync_shrinker_registry *reg);
 void ksync__shr_records_destroy(struct ksync_shrinker_registry *reg);
 void ksync__shr_retire_deferred_locked(struct ksync_shrinker_record *rec);
 struct ksync_shrinker_record *ksync__shr_record_of(const struct ksync_shrinker *s);
+void ksync__shr_name_capture(struct record_name *n, const char *fmt, va_list ap);
+void ksync__shr_name_set(struct ksync_shrinker_record *rec, const struct record_name *n);
+const char *ksync__shr_name_get(struct ksync_shrinker_record *rec);
 
 /* Call one of the shrinker's callbacks, recorded as a call into @rec (misuse checks). */
 static KSYNC_ALWAYS_INLINE void call_enter(struct ksync_shrinker_record *rec)
