@@ -236,64 +236,65 @@ struct ksync_shrinker_record *ksync__shr_record_of(const struct ksync_shrinker *
  * writes again while the record lives.
  */
 
-/* Capture @fmt (with @ap) into @n: kept lazily if simple, else formatted now. */
+/*
+ * Capture @fmt (with @ap) into @n: kept lazily if simple, else formatted now.
+ * One pass copies the format and takes the arguments of its conversions.
+ */
 void ksync__shr_name_capture(struct record_name *n, const char *fmt, va_list ap)
 {
+	char *t = n->text, *const end = n->text + sizeof(n->text);
 	const char *f = fmt;
-	size_t len = 0;
 	int nargs = 0;
 	va_list aq;
 
 	va_copy(aq, ap);
-	n->lazy = true;
-	while (*f && n->lazy) {
+	for (;;) {
 		char c = *f++;
-		bool is_long = false;
+		bool is_long;
 
-		if (len + 4 > sizeof(n->text)) { /* room for "%l?" and the NUL */
-			n->lazy = false;
+		if (t == end)
+			goto eager; /* the format does not fit, with its NUL */
+		*t++ = c;
+		if (c == '\0')
 			break;
-		}
-		n->text[len++] = c;
 		if (c != '%')
 			continue;
-		if (*f == 'l') {
-			is_long = true;
-			n->text[len++] = *f++;
-		}
-		switch (*f) {
+		if (end - t < 2)
+			goto eager; /* no room for "l?" */
+		is_long = *f == 'l';
+		if (is_long)
+			*t++ = *f++;
+		c = *f++;
+		*t++ = c;
+		switch (c) {
 		case 'd':
 		case 'i':
-			if (nargs == NAME_ARGS) {
-				n->lazy = false;
-				break;
-			}
+			if (nargs == NAME_ARGS)
+				goto eager;
 			n->args[nargs++] = is_long ? va_arg(aq, long) : (long)va_arg(aq, int);
 			break;
 		case 'u':
 		case 'x':
-			if (nargs == NAME_ARGS) {
-				n->lazy = false;
-				break;
-			}
+			if (nargs == NAME_ARGS)
+				goto eager;
 			n->args[nargs++] = (long)(is_long ? va_arg(aq, unsigned long)
 							  : (unsigned long)va_arg(aq, unsigned));
 			break;
 		case '%':
-			n->lazy = !is_long;
+			if (is_long)
+				goto eager;
 			break;
 		default: /* anything else, the end of the format included */
-			n->lazy = false;
-			break;
+			goto eager;
 		}
-		if (n->lazy)
-			n->text[len++] = *f++;
 	}
 	va_end(aq);
-	if (n->lazy)
-		n->text[len] = '\0';
-	else
-		ksync__name_vformat(n->text, sizeof(n->text), fmt, ap);
+	n->lazy = true;
+	return;
+eager:
+	va_end(aq);
+	n->lazy = false;
+	ksync__name_vformat(n->text, sizeof(n->text), fmt, ap);
 }
 
 /* Give @rec the name @n (under reg->mutex, before the record is published). */
