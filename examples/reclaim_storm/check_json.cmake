@@ -11,7 +11,7 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "reclaim_storm exited with ${rc}: ${err}")
 endif()
 file(READ ${OUT} json)
-set(keys walks_per_s charged_per_s reclaimed_share register_p50_us register_p99_us
+set(keys walks_per_s walks_per_cpu_s charged_per_s reclaimed_share register_p50_us register_p99_us
     unregister_p50_us unregister_p99_us mount_ops_per_s failed_trylocks register_idle_p50_us
     register_idle_p99_us unregister_idle_p50_us unregister_idle_p99_us mount_idle_ops_per_s
     mount_ops_per_cpu_s mount_idle_ops_per_cpu_s)
@@ -34,7 +34,7 @@ foreach(reg legacy lockless)
       message(FATAL_ERROR "${reg}.${k} = ${v} is negative")
     endif()
   endforeach()
-  foreach(k walks_per_s charged_per_s mount_ops_per_s mount_idle_ops_per_s mount_ops_per_cpu_s
+  foreach(k walks_per_s walks_per_cpu_s charged_per_s mount_ops_per_s mount_idle_ops_per_s mount_ops_per_cpu_s
           mount_idle_ops_per_cpu_s register_p50_us unregister_p50_us)
     string(JSON v GET "${json}" ${reg} ${k})
     if(NOT v GREATER 0)

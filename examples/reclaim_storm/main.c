@@ -25,10 +25,12 @@
  * per second and per CPU-second of the mount thread, and walks lost to a
  * failed trylock; --json FILE writes the same figures.
  *
- * The targets compare what the registry controls on any machine: a rate per
- * CPU-second of the mount thread (CLOCK_THREAD_CPUTIME_ID), not per second
- * of wall time, which with more busy threads than CPUs measures the share of
- * a CPU the scheduler gave the mount thread; and storm-vs-idle latencies only
+ * The targets compare what the registry controls on any machine: rates per
+ * CPU-second of the threads that do the work (CLOCK_THREAD_CPUTIME_ID: the
+ * reclaim threads' walks, the mount thread's ops), not per second of wall
+ * time, which with more busy threads than CPUs (or other programs running)
+ * measures the share of a CPU the scheduler gave them; and storm-vs-idle
+ * latencies only
  * when every busy thread has a CPU (otherwise the line says "not judged").
  */
 #define _GNU_SOURCE
@@ -66,6 +68,7 @@ struct options {
 struct result {
 	const char *name;
 	double walks_per_s;
+	double walks_per_cpu_s;   /* per CPU-second of the reclaim threads */
 	double charged_per_s;     /* objects the reclaim threads charged (the "dd") */
 	double reclaimed_share;   /* of those, the share reclaim's scans took */
 	double mount_ops_per_cpu_s, mount_idle_ops_per_cpu_s; /* per CPU-second of the mount thread */
@@ -184,6 +187,7 @@ struct reclaimer {
 	struct run *run;
 	unsigned seed;
 	struct storm_thread_stats stats;
+	double cpu_s; /* the thread's CPU time in the phase */
 };
 
 static unsigned xorshift(unsigned *s)
@@ -244,8 +248,11 @@ static void *reclaim_thread(void *arg)
 	unsigned long iter = 0;
 	int priority = KSYNC_DEF_PRIORITY;
 
+	double cpu0;
+
 	pthread_setname_np(pthread_self(), "storm-reclaim");
 	storm_tls = &rc->stats;
+	cpu0 = thread_cpu_s();
 	while (!ksync_atomic_read_acquire(&run->stop)) {
 		int gi = (int)(xorshift(&rc->seed) % (unsigned)opt->groups);
 		int nid = opt->nodes > 1 ? (int)(iter % (unsigned long)opt->nodes) : 0;
@@ -269,6 +276,7 @@ static void *reclaim_thread(void *arg)
 		/* Rising pressure, as reclaim's priority loop: 12 down to 0, again. */
 		priority = priority ? priority - 1 : KSYNC_DEF_PRIORITY;
 	}
+	rc->cpu_s = thread_cpu_s() - cpu0;
 	storm_tls = NULL;
 	return NULL;
 }
@@ -307,12 +315,14 @@ static void phase(struct run *run, int threads, double secs, struct result *res,
 	pthread_join(mt, NULL);
 	double el = now_s() - t0;
 	unsigned long walks = 0, scanned = 0, charged = 0, failed = 0;
+	double reclaim_cpu_s = 0;
 	double per_cpu_s = run->mount_cpu_s > 0 ? (double)run->mount_ops / run->mount_cpu_s : 0;
 	for (int t = 0; t < threads; t++) {
 		pthread_join(rc[t].tid, NULL);
 		walks += rc[t].stats.walks;
 		scanned += rc[t].stats.scanned;
 		charged += rc[t].stats.charged;
+		reclaim_cpu_s += rc[t].cpu_s;
 		failed += rc[t].stats.failed_trylocks;
 	}
 	if (idle) {
@@ -324,6 +334,7 @@ static void phase(struct run *run, int threads, double secs, struct result *res,
 		res->mount_idle_ops_per_cpu_s = per_cpu_s;
 	} else {
 		res->walks_per_s = (double)walks / el;
+		res->walks_per_cpu_s = reclaim_cpu_s > 0 ? (double)walks / reclaim_cpu_s : 0;
 		res->charged_per_s = (double)charged / el;
 		res->reclaimed_share = charged ? (double)scanned / (double)charged : 0;
 		res->mount_ops_per_cpu_s = per_cpu_s;
@@ -424,6 +435,7 @@ static void print_table(const struct result *l, const struct result *n)
 	printf("\n  %-30s %14s %14s %10s\n", "", "legacy", "lockless", "lockless/");
 	printf("  %-30s %14s %14s %10s\n", "", "(rwlock)", "(ksync)", "legacy");
 	row("walks/s", "%.0f", l->walks_per_s, n->walks_per_s, true);
+	row("  ... per reclaim CPU-s", "%.0f", l->walks_per_cpu_s, n->walks_per_cpu_s, true);
 	row("objects charged/s", "%.0f", l->charged_per_s, n->charged_per_s, true);
 	row("  ... % reclaim scanned", "%.1f %%", 100 * l->reclaimed_share, 100 * n->reclaimed_share, true);
 	row("walks lost to failed trylock", "%.0f", (double)l->failed_trylocks,
@@ -458,7 +470,7 @@ static void print_targets(const struct result *l, const struct result *n, const 
 	/* The storm's busy threads: the reclaim threads and the mount thread. */
 	bool fits = opt->threads + 1 <= opt->cpus;
 	char fig[32], extra[96], not_judged[96];
-	double walk_ratio = l->walks_per_s > 0 ? n->walks_per_s / l->walks_per_s : INFINITY;
+	double walk_ratio = l->walks_per_cpu_s > 0 ? n->walks_per_cpu_s / l->walks_per_cpu_s : INFINITY;
 	double mount_ratio = n->mount_idle_ops_per_cpu_s > 0 ?
 		n->mount_ops_per_cpu_s / n->mount_idle_ops_per_cpu_s : 0;
 	double unreg_ratio = n->unreg_idle_p50 > 0 ? n->unreg_p50 / n->unreg_idle_p50 : 0;
@@ -469,7 +481,7 @@ static void print_targets(const struct result *l, const struct result *n, const 
 	printf("\n  targets (ksync's lockless registry; %d reclaim thread%s + the mount thread on %d CPU%s):\n",
 	       opt->threads, opt->threads == 1 ? "" : "s", opt->cpus, opt->cpus == 1 ? "" : "s");
 	snprintf(fig, sizeof(fig), "%.2fx", walk_ratio);
-	target("walks/s in the storm, ksync vs legacy", fig, "(>= 1.5x)", walk_ratio >= 1.5 ? ok : no, "");
+	target("walks per reclaim-thread CPU-second, ksync vs legacy", fig, "(>= 1.5x)", walk_ratio >= 1.5 ? ok : no, "");
 	snprintf(fig, sizeof(fig), "%lu", n->failed_trylocks);
 	target("walks lost to a failed trylock, ksync", fig, "(== 0)", n->failed_trylocks == 0 ? ok : no, "");
 	snprintf(fig, sizeof(fig), "%.2fx", mount_ratio);
@@ -491,7 +503,7 @@ static void print_targets(const struct result *l, const struct result *n, const 
 
 static void json_obj(FILE *f, const struct result *r)
 {
-	fprintf(f, "{\"walks_per_s\": %.1f, \"charged_per_s\": %.1f, \"reclaimed_share\": %.4f, "
+	fprintf(f, "{\"walks_per_s\": %.1f, \"walks_per_cpu_s\": %.1f, \"charged_per_s\": %.1f, \"reclaimed_share\": %.4f, "
 		   "\"register_p50_us\": %.3f, \"register_p99_us\": %.3f, "
 		   "\"unregister_p50_us\": %.3f, \"unregister_p99_us\": %.3f, "
 		   "\"mount_ops_per_s\": %.1f, \"failed_trylocks\": %lu, "
@@ -499,7 +511,7 @@ static void json_obj(FILE *f, const struct result *r)
 		   "\"unregister_idle_p50_us\": %.3f, \"unregister_idle_p99_us\": %.3f, "
 		   "\"mount_idle_ops_per_s\": %.1f, \"mount_ops_per_cpu_s\": %.1f, "
 		   "\"mount_idle_ops_per_cpu_s\": %.1f}",
-		r->walks_per_s, r->charged_per_s, r->reclaimed_share, r->reg_p50, r->reg_p99, r->unreg_p50, r->unreg_p99,
+		r->walks_per_s, r->walks_per_cpu_s, r->charged_per_s, r->reclaimed_share, r->reg_p50, r->reg_p99, r->unreg_p50, r->unreg_p99,
 		r->mount_ops_per_s, r->failed_trylocks, r->reg_idle_p50, r->reg_idle_p99,
 		r->unreg_idle_p50, r->unreg_idle_p99, r->mount_idle_ops_per_s, r->mount_ops_per_cpu_s,
 		r->mount_idle_ops_per_cpu_s);
