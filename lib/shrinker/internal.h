@@ -181,6 +181,7 @@ struct ksync_shrinker_registry {
 	pthread_mutex_t mutex KSYNC_CACHELINE_ALIGNED;
 	unsigned long *ids_used;
 	unsigned int ids_cap;
+	unsigned int ids_free_hint; /* no word of ids_used below it has a free bit */
 	int nr_records_alive; /* prepared or registered shrinkers */
 	ksync_atomic_long_t orphaned;
 	ksync_atomic_long_t retired;
