@@ -274,7 +274,17 @@ int ksync__shr_id_alloc_locked(struct ksync_shrinker_registry *reg);
 void ksync__shr_id_unreserve_locked(struct ksync_shrinker_registry *reg, int id);
 int ksync__shr_id_table_grow_locked(struct ksync_shrinker_registry *reg, unsigned int new_nr);
 void ksync__shr_id_publish_locked(struct ksync_shrinker_registry *reg, int id, struct ksync_shrinker_record *rec);
-void ksync__shr_id_free_locked(struct ksync_shrinker_registry *reg, int id);
+/* Free @id: its table slot and its bit (under reg->mutex; hot: inline). */
+static inline void id_free_locked(struct ksync_shrinker_registry *reg, int id)
+{
+	struct shrinker_id_table *t = (struct shrinker_id_table *)ksync_rcu_access_pointer(reg->ids);
+	unsigned int w = (unsigned int)id / KSYNC_BITS_PER_LONG;
+
+	KSYNC_RCU_INIT_POINTER(t->slot[id], NULL);
+	reg->ids_used[w] &= ~(1UL << (id % KSYNC_BITS_PER_LONG));
+	if (w < reg->ids_free_hint)
+		reg->ids_free_hint = w; /* see ksync__shr_id_alloc_locked() */
+}
 static KSYNC_ALWAYS_INLINE struct ksync_shrinker_record *
 id_lookup(struct ksync_shrinker_registry *reg, unsigned int id)
 {
@@ -292,8 +302,38 @@ void ksync__shr_records_queue(struct ksync_shrinker_registry *reg, struct ksync_
 void ksync__shr_record_release(struct ksync_shrinker_record *rec);
 void ksync__shr_records_flush_locked_batch(struct ksync_shrinker_registry *reg);
 void ksync__shr_records_destroy(struct ksync_shrinker_registry *reg);
-void ksync__shr_retire_deferred_locked(struct ksync_shrinker_record *rec);
-struct ksync_shrinker_record *ksync__shr_record_of(const struct ksync_shrinker *s);
+/*
+ * Move @rec's global counters to reg->retired (under reg->mutex; hot:
+ * inline). No walker holds @rec (its count is zero, or it was never
+ * registered) and the debug interface adds only under the mutex: the
+ * counters cannot change here, so a zero one needs no exchange.
+ */
+static inline void retire_deferred_locked(struct ksync_shrinker_record *rec)
+{
+	struct ksync_shrinker_registry *reg = rec->reg;
+	long retired = 0;
+
+	for (int nid = 0; nid < reg->nr_nodes; nid++)
+		if (ksync_atomic_long_read(&rec->nr_deferred[nid]))
+			retired += ksync_atomic_long_xchg(&rec->nr_deferred[nid], 0);
+	if (retired)
+		ksync_atomic_long_add(retired, &reg->retired);
+	rec->deferred_retired = true; /* the debug interface adds no more (debug.c) */
+}
+/*
+ * The record of @s if @s is one of ours, else NULL (reported by the caller).
+ * For calls on the caller's own @s that no other thread races with
+ * (register, free of an allocated shrinker); the debug calls and
+ * ksync_unregister_shrinker() look the record up inside a read section.
+ */
+static inline struct ksync_shrinker_record *record_of(const struct ksync_shrinker *s)
+{
+	struct ksync_shrinker_record *rec = s ? ksync_smp_load_acquire(&s->record) : NULL; /* PUB */
+
+	if (!rec || rec->magic != RECORD_MAGIC || rec->shrinker != s)
+		return NULL;
+	return rec;
+}
 void ksync__shr_name_capture(struct record_name *n, const char *fmt, va_list ap);
 void ksync__shr_name_set(struct ksync_shrinker_record *rec, const struct record_name *n);
 const char *ksync__shr_name_get(struct ksync_shrinker_record *rec);

@@ -135,25 +135,6 @@ struct ksync_shrinker_record *ksync__shr_record_alloc_locked(struct ksync_shrink
 	return rec;
 }
 
-/* Move @rec's global counters to reg->retired (under reg->mutex). */
-void ksync__shr_retire_deferred_locked(struct ksync_shrinker_record *rec)
-{
-	struct ksync_shrinker_registry *reg = rec->reg;
-	long retired = 0;
-
-	/*
-	 * No walker holds @rec (its count is zero, or it was never
-	 * registered) and the debug interface adds only under the mutex: the
-	 * counters cannot change here, so a zero one needs no exchange.
-	 */
-	for (int nid = 0; nid < reg->nr_nodes; nid++)
-		if (ksync_atomic_long_read(&rec->nr_deferred[nid]))
-			retired += ksync_atomic_long_xchg(&rec->nr_deferred[nid], 0);
-	if (retired)
-		ksync_atomic_long_add(retired, &reg->retired);
-	rec->deferred_retired = true; /* the debug interface adds no more (debug.c) */
-}
-
 /*
  * Retire @rec's id and put it on the pending batch (under reg->mutex).
  * Return: a full batch for ksync__shr_records_queue() after the unlock, or NULL.
@@ -163,7 +144,7 @@ struct ksync_shrinker_record *ksync__shr_record_release_locked(struct ksync_shri
 	struct ksync_shrinker_registry *reg = rec->reg;
 
 	if (rec->id >= 0)
-		ksync__shr_id_free_locked(reg, rec->id);
+		id_free_locked(reg, rec->id);
 	reg->nr_records_alive--;
 	yield_point(KSYNC_SHRINKER_YP_BEFORE_FREE);
 	rec->free_next = reg->free_batch;
@@ -192,26 +173,11 @@ void ksync__shr_record_release(struct ksync_shrinker_record *rec)
 	 */
 	if (ksync_atomic_read(&rec->state) == RECORD_PREPARED) {
 		ksync_list_del_rcu(&rec->list);
-		ksync__shr_retire_deferred_locked(rec);
+		retire_deferred_locked(rec);
 	}
 	struct ksync_shrinker_record *batch = ksync__shr_record_release_locked(rec);
 	pthread_mutex_unlock(&reg->mutex);
 	queue_batch(reg, batch);
-}
-
-/*
- * The record of @s if @s is one of ours, else NULL (reported by the caller).
- * For calls on the caller's own @s that no other thread races with
- * (register, free of an allocated shrinker); the debug calls and
- * ksync_unregister_shrinker() look the record up inside a read section.
- */
-struct ksync_shrinker_record *ksync__shr_record_of(const struct ksync_shrinker *s)
-{
-	struct ksync_shrinker_record *rec = s ? ksync_smp_load_acquire(&s->record) : NULL; /* PUB */
-
-	if (!rec || rec->magic != RECORD_MAGIC || rec->shrinker != s)
-		return NULL;
-	return rec;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -255,6 +221,8 @@ void ksync__shr_name_capture(struct record_name *n, const char *fmt, va_list ap)
 		if (t == end)
 			goto eager; /* the format does not fit, with its NUL */
 		*t++ = c;
+		if ((unsigned char)c > '%')
+			continue; /* letters, digits, '-', '_', '.', '/': one test */
 		if (c == '\0')
 			break;
 		if (c != '%')

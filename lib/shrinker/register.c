@@ -129,7 +129,7 @@ static int do_register(struct ksync_site at, struct ksync_shrinker *s)
 
 	if (MISUSE(at, !s || !s->record, "register: shrinker not allocated/prepared"))
 		return -EINVAL;
-	rec = ksync__shr_record_of(s);
+	rec = record_of(s);
 	if (MISUSE(at, !rec, "register: foreign shrinker (not prepared by this registry)"))
 		return -EINVAL;
 	if (MISUSE(at, !s->count_objects || !s->scan_objects,
@@ -416,7 +416,7 @@ static int unregister_finish(struct ksync_site at, struct ksync_shrinker_record 
 	 * unlink: ksync_shrinker_deferred_total() (under the mutex) must find
 	 * them either on the list or in reg->retired, never in neither.
 	 */
-	ksync__shr_retire_deferred_locked(rec);
+	retire_deferred_locked(rec);
 	ksync_atomic_set(&rec->state, RECORD_UNREGISTERED);
 	if (release)
 		batch = ksync__shr_record_release_locked(rec); /* after this, freed a grace period later */
@@ -434,7 +434,7 @@ int ksync__shrinker_free(KSYNC_SITE_ARGS, struct ksync_shrinker *s)
 
 	if (!s)
 		return 0;
-	rec = ksync__shr_record_of(s);
+	rec = record_of(s);
 	if (MISUSE(at, !rec || !rec->owned,
 		       "ksync_shrinker_free: not a shrinker from ksync_shrinker_alloc()"))
 		return -EINVAL;
@@ -512,7 +512,7 @@ void ksync__free_prealloced_shrinker(KSYNC_SITE_ARGS, struct ksync_shrinker *s)
 
 	if (!s || !s->record)
 		return;
-	rec = ksync__shr_record_of(s);
+	rec = record_of(s);
 	if (MISUSE(at, !rec || rec->owned, "ksync_free_prealloced_shrinker: foreign shrinker"))
 		return;
 	if (MISUSE(at, ksync_atomic_read(&rec->state) != RECORD_PREPARED,
