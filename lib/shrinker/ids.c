@@ -142,14 +142,6 @@ int ksync__shr_id_alloc_locked(struct ksync_shrinker_registry *reg)
 	return id_grow_locked(reg);
 }
 
-void ksync__shr_id_publish_locked(struct ksync_shrinker_registry *reg, int id, struct ksync_shrinker_record *rec)
-{
-	struct shrinker_id_table *t = (struct shrinker_id_table *)ksync_rcu_access_pointer(reg->ids);
-
-	/* Publishes the record (refcount 0: walkers skip it) to id lookups. */
-	ksync_rcu_assign_pointer(t->slot[id], rec);
-}
-
 /* Give back an id that ksync__shr_id_alloc_locked() returned and nothing was published at. */
 static void id_clear_locked(struct ksync_shrinker_registry *reg, int id)
 {

@@ -273,7 +273,15 @@ void ksync__shr_shrinker_ids_destroy(struct ksync_shrinker_registry *reg);
 int ksync__shr_id_alloc_locked(struct ksync_shrinker_registry *reg);
 void ksync__shr_id_unreserve_locked(struct ksync_shrinker_registry *reg, int id);
 int ksync__shr_id_table_grow_locked(struct ksync_shrinker_registry *reg, unsigned int new_nr);
-void ksync__shr_id_publish_locked(struct ksync_shrinker_registry *reg, int id, struct ksync_shrinker_record *rec);
+/* Store @rec at @id in the id table (under reg->mutex; hot: inline). */
+static inline void id_publish_locked(struct ksync_shrinker_registry *reg, int id,
+				     struct ksync_shrinker_record *rec)
+{
+	struct shrinker_id_table *t = (struct shrinker_id_table *)ksync_rcu_access_pointer(reg->ids);
+
+	/* Publishes the record (refcount 0: walkers skip it) to id lookups. */
+	ksync_rcu_assign_pointer(t->slot[id], rec);
+}
 /* Free @id: its table slot and its bit (under reg->mutex; hot: inline). */
 static inline void id_free_locked(struct ksync_shrinker_registry *reg, int id)
 {

@@ -81,7 +81,7 @@ static struct ksync_shrinker_record *record_prepare(struct ksync_shrinker_regist
 			return NULL;
 		}
 		rec->id = id;
-		ksync__shr_id_publish_locked(reg, id, rec);
+		id_publish_locked(reg, id, rec);
 	}
 	/*
 	 * Linked now, with refcount 0, in the same critical section as the id:
