@@ -5,10 +5,13 @@
 #   examples/reclaim_storm --json storm.json
 #   scripts/plot_reclaim_storm.sh storm.json storm.png
 #
-# Two panels, legacy vs lockless side by side: rates (walks/s, objects
-# scanned/s, mount/umount ops/s under the storm and idle, failed trylocks/s
-# is in the table only) and latencies (register/unregister p50/p99, storm and
-# idle), both on log scales. Needs gnuplot, and jq or python3 to read the JSON.
+# Two panels, legacy vs lockless side by side: rates (walks per second and
+# per reclaim-thread CPU-second, objects charged/s, mount/umount ops per
+# second and per mount-thread CPU-second, under the storm and idle; failed
+# trylocks/s is in the table only) and latencies (register/unregister
+# p50/p99, storm and idle), both on log scales; the title gives the share of
+# the charged objects reclaim scanned. Needs gnuplot, and jq or python3 to
+# read the JSON.
 set -eu
 
 in=${1:?usage: plot_reclaim_storm.sh FILE.json [OUT.png]}
@@ -24,9 +27,15 @@ get() { # get REGISTRY KEY
 	fi
 }
 
+share() { # share REGISTRY: reclaimed_share in per cent, one decimal
+	awk -v v="$(get "$1" reclaimed_share)" 'BEGIN { printf "%.1f", 100 * v }'
+}
+
 # Rates: label legacy lockless
-for k in walks_per_s:"walks/s" scanned_per_s:"scanned/s" mount_ops_per_s:"mount ops/s (storm)" \
-	 mount_idle_ops_per_s:"mount ops/s (idle)"; do
+for k in walks_per_s:"walks/s" walks_per_cpu_s:"walks/reclaim CPU-s" charged_per_s:"charged/s" \
+	 mount_ops_per_s:"mount ops/s (storm)" mount_idle_ops_per_s:"mount ops/s (idle)" \
+	 mount_ops_per_cpu_s:"mount ops/mount CPU-s (storm)" \
+	 mount_idle_ops_per_cpu_s:"mount ops/mount CPU-s (idle)"; do
 	key=${k%%:*}
 	label=${k#*:}
 	printf '"%s" %s %s\n' "$label" "$(get legacy "$key")" "$(get lockless "$key")"
@@ -43,7 +52,7 @@ done >"$dat.lat"
 gnuplot <<GP
 set terminal pngcairo size 1400,600 font ",10"
 set output "$out"
-set multiplot layout 1,2 title "reclaim\\\\_storm: legacy rwlock registry vs ksync lockless registry (failed trylocks: legacy $(get legacy failed_trylocks), lockless $(get lockless failed_trylocks))"
+set multiplot layout 1,2 title "reclaim\\\\_storm: legacy rwlock registry vs ksync lockless registry (failed trylocks: legacy $(get legacy failed_trylocks), lockless $(get lockless failed_trylocks); charged objects reclaim scanned: legacy $(share legacy) %, lockless $(share lockless) %)"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1

@@ -4,6 +4,9 @@
 # run it: legacy rwlock registry beside ksync's lockless one, side by side.
 # Arguments go to reclaim_storm (try --help); the figures land in
 # out/reclaim_storm.json and, when gnuplot is there, out/reclaim_storm.png.
+# It runs one reclaim thread per CPU less one for the mount thread, and
+# judges its targets per CPU-second of the threads doing the work, so that
+# they say the same on a 2-CPU VM as on a 16-core machine.
 # Then the pressure demo (issue 20): a cache inside a memory cgroup's limit
 # beside a batch job, four variants of $PRESSURE_SECONDS s each (default 12:
 # the two demos together take about a minute), its table and whether the

@@ -11,9 +11,10 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "reclaim_storm exited with ${rc}: ${err}")
 endif()
 file(READ ${OUT} json)
-set(keys walks_per_s scanned_per_s register_p50_us register_p99_us unregister_p50_us
-    unregister_p99_us mount_ops_per_s failed_trylocks register_idle_p50_us
-    register_idle_p99_us unregister_idle_p50_us unregister_idle_p99_us mount_idle_ops_per_s)
+set(keys walks_per_s walks_per_cpu_s charged_per_s reclaimed_share register_p50_us register_p99_us
+    unregister_p50_us unregister_p99_us mount_ops_per_s failed_trylocks register_idle_p50_us
+    register_idle_p99_us unregister_idle_p50_us unregister_idle_p99_us mount_idle_ops_per_s
+    mount_ops_per_cpu_s mount_idle_ops_per_cpu_s)
 string(JSON ntop LENGTH "${json}")
 if(NOT ntop EQUAL 2)
   message(FATAL_ERROR "expected two top-level objects, got ${ntop}")
@@ -33,10 +34,25 @@ foreach(reg legacy lockless)
       message(FATAL_ERROR "${reg}.${k} = ${v} is negative")
     endif()
   endforeach()
-  foreach(k walks_per_s mount_ops_per_s mount_idle_ops_per_s register_p50_us unregister_p50_us)
+  foreach(k walks_per_s walks_per_cpu_s charged_per_s mount_ops_per_s mount_idle_ops_per_s mount_ops_per_cpu_s
+          mount_idle_ops_per_cpu_s register_p50_us unregister_p50_us)
     string(JSON v GET "${json}" ${reg} ${k})
     if(NOT v GREATER 0)
       message(FATAL_ERROR "${reg}.${k} = ${v}, expected > 0")
+    endif()
+  endforeach()
+  # A share of the charged objects: scans take only what was charged.
+  string(JSON share GET "${json}" ${reg} reclaimed_share)
+  if(share GREATER 1)
+    message(FATAL_ERROR "${reg}.reclaimed_share = ${share}, above 1")
+  endif()
+  # The mount thread cannot do more per CPU-second than its CPU time allows
+  # per wall second: per CPU-second is at least the wall-clock rate.
+  foreach(ph mount mount_idle)
+    string(JSON wall GET "${json}" ${reg} ${ph}_ops_per_s)
+    string(JSON cpu GET "${json}" ${reg} ${ph}_ops_per_cpu_s)
+    if(cpu LESS wall)
+      message(FATAL_ERROR "${reg}.${ph}_ops_per_cpu_s = ${cpu} below the wall-clock rate ${wall}")
     endif()
   endforeach()
   foreach(p register unregister register_idle unregister_idle)

@@ -35,7 +35,8 @@ struct storm_mount {
 /* Per-thread tallies, summed after the phase. */
 struct storm_thread_stats {
 	unsigned long walks;
-	unsigned long scanned;
+	unsigned long scanned; /* objects the walks' scans took */
+	unsigned long charged; /* objects the thread charged (the "dd"), group and root views */
 	unsigned long failed_trylocks;
 };
 

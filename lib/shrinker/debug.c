@@ -77,7 +77,7 @@ const char *ksync__shrinker_name(KSYNC_SITE_ARGS, const struct ksync_shrinker *s
 
 	if (debug_enter(at, s, NULL, 0, true, &d))
 		return "";
-	name = d.rec->name;
+	name = ksync__shr_name_get(d.rec);
 	debug_exit(&d);
 	return name;
 }
@@ -158,7 +158,7 @@ int ksync__shrinker_debug_show(KSYNC_SITE_ARGS, struct ksync_shrinker *s, FILE *
 		debug_exit(&d);
 		return -ENOENT;
 	}
-	fprintf(out, "%s %d\n", rec->name, rec->id);
+	fprintf(out, "%s %d\n", ksync__shr_name_get(rec), rec->id);
 	if (!(rec->flags & KSYNC_SHRINKER_MEMCG_AWARE)) {
 		fprintf(out, "global");
 		for (int nid = 0; nid < reg->nr_nodes; nid++) {

@@ -40,6 +40,7 @@ int ksync__shr_shrinker_ids_init(struct ksync_shrinker_registry *reg)
 
 	reg->nr_max = INITIAL_NR_MAX;
 	reg->ids_cap = INITIAL_NR_MAX;
+	reg->ids_free_hint = 0;
 	reg->ids_used = KSYNC__ALLOC(calloc(KSYNC_BITS_TO_LONGS(reg->ids_cap), sizeof(unsigned long)));
 	if (!reg->ids_used || !t) {
 		free(reg->ids_used);
@@ -95,6 +96,25 @@ int ksync__shr_id_table_grow_locked(struct ksync_shrinker_registry *reg, unsigne
  * reg->mutex waits for a grace period.
  */
 
+/* No free id below ids_cap: double ids_used (kept out of line: rare, and it needs registers). */
+static __attribute__((noinline)) int id_grow_locked(struct ksync_shrinker_registry *reg)
+{
+	unsigned int id = reg->ids_cap, words = (unsigned int)KSYNC_BITS_TO_LONGS(reg->ids_cap);
+	unsigned int cap = reg->ids_cap * 2;
+	unsigned long *n;
+
+	if (id >= (unsigned int)INT_MAX / 2)
+		return -ENOSPC;
+	n = KSYNC__ALLOC(realloc(reg->ids_used, KSYNC_BITS_TO_LONGS(cap) * sizeof(long)));
+	if (!n)
+		return -ENOMEM;
+	memset(n + words, 0, (KSYNC_BITS_TO_LONGS(cap) - words) * sizeof(long));
+	reg->ids_used = n;
+	reg->ids_cap = cap;
+	n[id / KSYNC_BITS_PER_LONG] |= 1UL << (id % KSYNC_BITS_PER_LONG);
+	return (int)id;
+}
+
 /*
  * The lowest free id, marked used: at or past reg->nr_max, the caller grows
  * the maps and the table before it publishes a record there, or gives the id
@@ -102,49 +122,37 @@ int ksync__shr_id_table_grow_locked(struct ksync_shrinker_registry *reg, unsigne
  */
 int ksync__shr_id_alloc_locked(struct ksync_shrinker_registry *reg)
 {
-	unsigned int id = 0, words = (unsigned int)KSYNC_BITS_TO_LONGS(reg->ids_cap);
+	unsigned int words = (unsigned int)KSYNC_BITS_TO_LONGS(reg->ids_cap);
 
-	for (unsigned int w = 0; w < words; w++) {
-		if (reg->ids_used[w] != ~0UL) {
-			id = w * KSYNC_BITS_PER_LONG + (unsigned int)__builtin_ctzl(~reg->ids_used[w]);
-			goto found;
+	/* Every word below ids_free_hint is full: a mount storm over 4000 ids scans one word, not 63. */
+	for (unsigned int w = reg->ids_free_hint; w < words; w++) {
+		unsigned long used = reg->ids_used[w];
+
+		if (used != ~0UL) {
+			unsigned int id = w * KSYNC_BITS_PER_LONG + (unsigned int)__builtin_ctzl(~used);
+
+			reg->ids_free_hint = w;
+			if (id >= (unsigned int)INT_MAX / 2)
+				return -ENOSPC;
+			reg->ids_used[w] = used | 1UL << (id % KSYNC_BITS_PER_LONG);
+			return (int)id;
 		}
 	}
-	id = reg->ids_cap;
-found:
-	if (id >= (unsigned int)INT_MAX / 2)
-		return -ENOSPC;
-	if (id >= reg->ids_cap) {
-		unsigned int cap = reg->ids_cap * 2;
-		unsigned long *n = KSYNC__ALLOC(realloc(reg->ids_used, KSYNC_BITS_TO_LONGS(cap) * sizeof(long)));
-		if (!n)
-			return -ENOMEM;
-		memset(n + words, 0, (KSYNC_BITS_TO_LONGS(cap) - words) * sizeof(long));
-		reg->ids_used = n;
-		reg->ids_cap = cap;
-	}
-	reg->ids_used[id / KSYNC_BITS_PER_LONG] |= 1UL << (id % KSYNC_BITS_PER_LONG);
-	return (int)id;
-}
-
-void ksync__shr_id_publish_locked(struct ksync_shrinker_registry *reg, int id, struct ksync_shrinker_record *rec)
-{
-	struct shrinker_id_table *t = (struct shrinker_id_table *)ksync_rcu_access_pointer(reg->ids);
-
-	/* Publishes the record (refcount 0: walkers skip it) to id lookups. */
-	ksync_rcu_assign_pointer(t->slot[id], rec);
+	reg->ids_free_hint = words;
+	return id_grow_locked(reg);
 }
 
 /* Give back an id that ksync__shr_id_alloc_locked() returned and nothing was published at. */
-void ksync__shr_id_unreserve_locked(struct ksync_shrinker_registry *reg, int id)
+static void id_clear_locked(struct ksync_shrinker_registry *reg, int id)
 {
-	reg->ids_used[id / KSYNC_BITS_PER_LONG] &= ~(1UL << (id % KSYNC_BITS_PER_LONG));
+	unsigned int w = (unsigned int)id / KSYNC_BITS_PER_LONG;
+
+	reg->ids_used[w] &= ~(1UL << (id % KSYNC_BITS_PER_LONG));
+	if (w < reg->ids_free_hint)
+		reg->ids_free_hint = w;
 }
 
-void ksync__shr_id_free_locked(struct ksync_shrinker_registry *reg, int id)
+void ksync__shr_id_unreserve_locked(struct ksync_shrinker_registry *reg, int id)
 {
-	struct shrinker_id_table *t = (struct shrinker_id_table *)ksync_rcu_access_pointer(reg->ids);
-
-	KSYNC_RCU_INIT_POINTER(t->slot[id], NULL);
-	reg->ids_used[id / KSYNC_BITS_PER_LONG] &= ~(1UL << (id % KSYNC_BITS_PER_LONG));
+	id_clear_locked(reg, id);
 }

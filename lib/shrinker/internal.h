@@ -12,7 +12,8 @@
  *   seams.c       the yield hook (<ksync/shrinker_testing.h>)  -> (none)
  *   context.c     the shrinkers this thread is calling into  -> (none)
  *   ids.c         shrinker ids, the id table                 -> (none)
- *   records.c     records: allocation, the recycling cache, batched frees
+ *   records.c     records: allocation, the recycling cache, batched frees,
+ *                 names (captured at prepare, formatted on first read)
  *                 -> ids
  *   register.c    register (an id: ids, then group maps, then the id table,
  *                 as the kernel's shrinker_memcg_alloc()), unregister and its
@@ -21,7 +22,8 @@
  *                 groups; ksync_set_shrinker_bit()           -> (none)
  *   walk.c        the scan budget, ksync_shrink_slab() (global and group walks)
  *                 -> registry, records, group_info
- *   debug.c       the debug interface and the nr_deferred ledger -> registry
+ *   debug.c       the debug interface and the nr_deferred ledger
+ *                 -> registry, records
  *
  * Helpers one file exports to another carry the private prefix ksync__shr_
  * (as CK's _ck_ and liburcu's _urcu_): every global symbol of the library
@@ -45,9 +47,18 @@
 #include "../common/wait.h"
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdbool.h>
 
 #define RECORD_MAGIC 0x5348524b4e4f4445UL /* "SHRKNODE" */
+#define NAME_ARGS 4 /* integer arguments of a name formatted lazily */
+
+/* A shrinker's name as prepare captures it (records.c), outside the mutex. */
+struct record_name {
+	char text[48]; /* the name, or its format when @lazy */
+	long args[NAME_ARGS];
+	bool lazy;
+};
 
 /* enum record_state - the life of a shrinker's record. */
 enum record_state {
@@ -84,7 +95,15 @@ struct ksync_shrinker_record {
 	 * fields below at least a line away from the list pointers.
 	 */
 	struct ksync_shrinker owned_s;
+	/*
+	 * The name. A simple format (literal text and up to NAME_ARGS integer
+	 * conversions) is kept as it is, with its arguments, and formatted on
+	 * the first read (records.c: only the debug interface reads it);
+	 * @name_lazy says which @name holds (N1/N2).
+	 */
 	char name[48];
+	long name_args[NAME_ARGS];
+	ksync_atomic_t name_lazy;
 	/* Written by every walker that calls the shrinker, and by unregister. */
 	ksync_atomic_t refcount;
 	ksync_atomic_t done;  /* completion (lib/common/wait.h): the last reference is gone */
@@ -162,6 +181,7 @@ struct ksync_shrinker_registry {
 	pthread_mutex_t mutex KSYNC_CACHELINE_ALIGNED;
 	unsigned long *ids_used;
 	unsigned int ids_cap;
+	unsigned int ids_free_hint; /* no word of ids_used below it has a free bit */
 	int nr_records_alive; /* prepared or registered shrinkers */
 	ksync_atomic_long_t orphaned;
 	ksync_atomic_long_t retired;
@@ -253,8 +273,26 @@ void ksync__shr_shrinker_ids_destroy(struct ksync_shrinker_registry *reg);
 int ksync__shr_id_alloc_locked(struct ksync_shrinker_registry *reg);
 void ksync__shr_id_unreserve_locked(struct ksync_shrinker_registry *reg, int id);
 int ksync__shr_id_table_grow_locked(struct ksync_shrinker_registry *reg, unsigned int new_nr);
-void ksync__shr_id_publish_locked(struct ksync_shrinker_registry *reg, int id, struct ksync_shrinker_record *rec);
-void ksync__shr_id_free_locked(struct ksync_shrinker_registry *reg, int id);
+/* Store @rec at @id in the id table (under reg->mutex; hot: inline). */
+static inline void id_publish_locked(struct ksync_shrinker_registry *reg, int id,
+				     struct ksync_shrinker_record *rec)
+{
+	struct shrinker_id_table *t = (struct shrinker_id_table *)ksync_rcu_access_pointer(reg->ids);
+
+	/* Publishes the record (refcount 0: walkers skip it) to id lookups. */
+	ksync_rcu_assign_pointer(t->slot[id], rec);
+}
+/* Free @id: its table slot and its bit (under reg->mutex; hot: inline). */
+static inline void id_free_locked(struct ksync_shrinker_registry *reg, int id)
+{
+	struct shrinker_id_table *t = (struct shrinker_id_table *)ksync_rcu_access_pointer(reg->ids);
+	unsigned int w = (unsigned int)id / KSYNC_BITS_PER_LONG;
+
+	KSYNC_RCU_INIT_POINTER(t->slot[id], NULL);
+	reg->ids_used[w] &= ~(1UL << (id % KSYNC_BITS_PER_LONG));
+	if (w < reg->ids_free_hint)
+		reg->ids_free_hint = w; /* see ksync__shr_id_alloc_locked() */
+}
 static KSYNC_ALWAYS_INLINE struct ksync_shrinker_record *
 id_lookup(struct ksync_shrinker_registry *reg, unsigned int id)
 {
@@ -272,8 +310,41 @@ void ksync__shr_records_queue(struct ksync_shrinker_registry *reg, struct ksync_
 void ksync__shr_record_release(struct ksync_shrinker_record *rec);
 void ksync__shr_records_flush_locked_batch(struct ksync_shrinker_registry *reg);
 void ksync__shr_records_destroy(struct ksync_shrinker_registry *reg);
-void ksync__shr_retire_deferred_locked(struct ksync_shrinker_record *rec);
-struct ksync_shrinker_record *ksync__shr_record_of(const struct ksync_shrinker *s);
+/*
+ * Move @rec's global counters to reg->retired (under reg->mutex; hot:
+ * inline). No walker holds @rec (its count is zero, or it was never
+ * registered) and the debug interface adds only under the mutex: the
+ * counters cannot change here, so a zero one needs no exchange.
+ */
+static inline void retire_deferred_locked(struct ksync_shrinker_record *rec)
+{
+	struct ksync_shrinker_registry *reg = rec->reg;
+	long retired = 0;
+
+	for (int nid = 0; nid < reg->nr_nodes; nid++)
+		if (ksync_atomic_long_read(&rec->nr_deferred[nid]))
+			retired += ksync_atomic_long_xchg(&rec->nr_deferred[nid], 0);
+	if (retired)
+		ksync_atomic_long_add(retired, &reg->retired);
+	rec->deferred_retired = true; /* the debug interface adds no more (debug.c) */
+}
+/*
+ * The record of @s if @s is one of ours, else NULL (reported by the caller).
+ * For calls on the caller's own @s that no other thread races with
+ * (register, free of an allocated shrinker); the debug calls and
+ * ksync_unregister_shrinker() look the record up inside a read section.
+ */
+static inline struct ksync_shrinker_record *record_of(const struct ksync_shrinker *s)
+{
+	struct ksync_shrinker_record *rec = s ? ksync_smp_load_acquire(&s->record) : NULL; /* PUB */
+
+	if (!rec || rec->magic != RECORD_MAGIC || rec->shrinker != s)
+		return NULL;
+	return rec;
+}
+void ksync__shr_name_capture(struct record_name *n, const char *fmt, va_list ap);
+void ksync__shr_name_set(struct ksync_shrinker_record *rec, const struct record_name *n);
+const char *ksync__shr_name_get(struct ksync_shrinker_record *rec);
 
 /* Call one of the shrinker's callbacks, recorded as a call into @rec (misuse checks). */
 static KSYNC_ALWAYS_INLINE void call_enter(struct ksync_shrinker_record *rec)

@@ -30,6 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/name_format.h"
+
 #define RECORD_CACHE_MAX 4096
 #define FREE_BATCH 256
 
@@ -133,19 +135,6 @@ struct ksync_shrinker_record *ksync__shr_record_alloc_locked(struct ksync_shrink
 	return rec;
 }
 
-/* Move @rec's global counters to reg->retired (under reg->mutex). */
-void ksync__shr_retire_deferred_locked(struct ksync_shrinker_record *rec)
-{
-	struct ksync_shrinker_registry *reg = rec->reg;
-	long retired = 0;
-
-	for (int nid = 0; nid < reg->nr_nodes; nid++)
-		retired += ksync_atomic_long_xchg(&rec->nr_deferred[nid], 0);
-	if (retired)
-		ksync_atomic_long_add(retired, &reg->retired);
-	rec->deferred_retired = true; /* the debug interface adds no more (debug.c) */
-}
-
 /*
  * Retire @rec's id and put it on the pending batch (under reg->mutex).
  * Return: a full batch for ksync__shr_records_queue() after the unlock, or NULL.
@@ -155,7 +144,7 @@ struct ksync_shrinker_record *ksync__shr_record_release_locked(struct ksync_shri
 	struct ksync_shrinker_registry *reg = rec->reg;
 
 	if (rec->id >= 0)
-		ksync__shr_id_free_locked(reg, rec->id);
+		id_free_locked(reg, rec->id);
 	reg->nr_records_alive--;
 	yield_point(KSYNC_SHRINKER_YP_BEFORE_FREE);
 	rec->free_next = reg->free_batch;
@@ -177,24 +166,171 @@ void ksync__shr_record_release(struct ksync_shrinker_record *rec)
 	struct ksync_shrinker_registry *reg = rec->reg;
 
 	ksync__mutex_lock(&reg->mutex);
-	/* Unregistered records were retired at unlink; prepared ones are here. */
-	ksync__shr_retire_deferred_locked(rec);
+	/*
+	 * Unregistered records were unlinked and retired at unregister;
+	 * prepared ones (linked since prepare, refcount 0: no walker holds
+	 * them) are unlinked and retired here.
+	 */
+	if (ksync_atomic_read(&rec->state) == RECORD_PREPARED) {
+		ksync_list_del_rcu(&rec->list);
+		retire_deferred_locked(rec);
+	}
 	struct ksync_shrinker_record *batch = ksync__shr_record_release_locked(rec);
 	pthread_mutex_unlock(&reg->mutex);
 	queue_batch(reg, batch);
 }
 
-/*
- * The record of @s if @s is one of ours, else NULL (reported by the caller).
- * For calls on the caller's own @s that no other thread races with
- * (register, free of an allocated shrinker); the debug calls and
- * ksync_unregister_shrinker() look the record up inside a read section.
- */
-struct ksync_shrinker_record *ksync__shr_record_of(const struct ksync_shrinker *s)
-{
-	struct ksync_shrinker_record *rec = s ? ksync_smp_load_acquire(&s->record) : NULL; /* PUB */
+/* ------------------------------------------------------------------------ */
+/* Names                                                                    */
 
-	if (!rec || rec->magic != RECORD_MAGIC || rec->shrinker != s)
-		return NULL;
-	return rec;
+/*
+ * A shrinker's name is for the debug interface only (as the kernel's, which
+ * exists only with CONFIG_SHRINKER_DEBUG), yet every ksync_shrinker_alloc()
+ * passes a format: formatting it cost about as much as the rest of a
+ * register + unregister. So a simple format - literal text and up to
+ * NAME_ARGS conversions %d %i %u %x (optionally with l), %% - is kept as
+ * it is, with its arguments, and formatted the first time the name is read;
+ * any other format (%s: its string may not outlive the call; a width; more
+ * arguments; a format longer than the buffer) is formatted at once, as
+ * before. The output is ksync__name_vformat()'s either way, which is
+ * vsnprintf()'s.
+ *
+ * N1/N2: the first reader formats under reg->mutex (readers may race with
+ * each other; the writer of a lazy record is the prepare that made it, long
+ * done) and clears @name_lazy with release after writing @name; a reader
+ * that sees it clear (acquire) reads the finished @name, which nothing
+ * writes again while the record lives.
+ */
+
+/*
+ * Capture @fmt (with @ap) into @n: kept lazily if simple, else formatted now.
+ * One pass copies the format and takes the arguments of its conversions.
+ */
+void ksync__shr_name_capture(struct record_name *n, const char *fmt, va_list ap)
+{
+	char *t = n->text, *const end = n->text + sizeof(n->text);
+	const char *f = fmt;
+	int nargs = 0;
+	va_list aq;
+
+	va_copy(aq, ap);
+	for (;;) {
+		char c = *f++;
+		bool is_long;
+
+		if (t == end)
+			goto eager; /* the format does not fit, with its NUL */
+		*t++ = c;
+		if ((unsigned char)c > '%')
+			continue; /* letters, digits, '-', '_', '.', '/': one test */
+		if (c == '\0')
+			break;
+		if (c != '%')
+			continue;
+		if (end - t < 2)
+			goto eager; /* no room for "l?" */
+		is_long = *f == 'l';
+		if (is_long)
+			*t++ = *f++;
+		c = *f++;
+		*t++ = c;
+		switch (c) {
+		case 'd':
+		case 'i':
+			if (nargs == NAME_ARGS)
+				goto eager;
+			n->args[nargs++] = is_long ? va_arg(aq, long) : (long)va_arg(aq, int);
+			break;
+		case 'u':
+		case 'x':
+			if (nargs == NAME_ARGS)
+				goto eager;
+			n->args[nargs++] = (long)(is_long ? va_arg(aq, unsigned long)
+							  : (unsigned long)va_arg(aq, unsigned));
+			break;
+		case '%':
+			if (is_long)
+				goto eager;
+			break;
+		default: /* anything else, the end of the format included */
+			goto eager;
+		}
+	}
+	va_end(aq);
+	n->lazy = true;
+	return;
+eager:
+	va_end(aq);
+	n->lazy = false;
+	ksync__name_vformat(n->text, sizeof(n->text), fmt, ap);
+}
+
+/* Give @rec the name @n (under reg->mutex, before the record is published). */
+void ksync__shr_name_set(struct ksync_shrinker_record *rec, const struct record_name *n)
+{
+	memcpy(rec->name, n->text, sizeof(rec->name));
+	if (n->lazy) {
+		memcpy(rec->name_args, n->args, sizeof(rec->name_args));
+		ksync_atomic_set(&rec->name_lazy, 1);
+	}
+}
+
+/* Format @rec's kept format into @buf (what ksync__name_vformat() would write). */
+static void name_format_kept(const struct ksync_shrinker_record *rec, char *buf, size_t size)
+{
+	struct ksync__name_out o = { buf, size, 0 };
+	const char *f = rec->name;
+	int arg = 0;
+
+	while (*f) {
+		char c = *f++;
+		bool is_long = false;
+
+		if (c != '%') {
+			ksync__name_put(&o, c);
+			continue;
+		}
+		if (*f == 'l') {
+			is_long = true;
+			f++;
+		}
+		c = *f++;
+		if (c == '%') {
+			ksync__name_put(&o, '%');
+		} else if (c == 'd' || c == 'i') {
+			long v = rec->name_args[arg++];
+			unsigned long mag = v < 0 ? 0UL - (unsigned long)v : (unsigned long)v;
+
+			ksync__name_put_ulong(&o, mag, 10, v < 0);
+		} else { /* u, x: captured as unsigned (long), kept in a long */
+			unsigned long v = (unsigned long)rec->name_args[arg++];
+
+			if (!is_long)
+				v = (unsigned)v;
+			ksync__name_put_ulong(&o, v, c == 'x' ? 16 : 10, false);
+		}
+	}
+	if (size)
+		buf[o.len < size ? o.len : size - 1] = '\0';
+}
+
+/* @rec's name, formatted now if it was kept lazily. Inside a read section (or owning @rec). */
+const char *ksync__shr_name_get(struct ksync_shrinker_record *rec)
+{
+	/* N2: acquire; pairs with N1. */
+	if (ksync_atomic_read_acquire(&rec->name_lazy)) {
+		struct ksync_shrinker_registry *reg = rec->reg;
+
+		ksync__mutex_lock(&reg->mutex);
+		if (ksync_atomic_read(&rec->name_lazy)) {
+			char buf[sizeof(rec->name)];
+
+			name_format_kept(rec, buf, sizeof(buf));
+			memcpy(rec->name, buf, sizeof(buf));
+			/* N1: release; the formatted name before the flag. */
+			ksync_atomic_set_release(&rec->name_lazy, 0);
+		}
+		pthread_mutex_unlock(&reg->mutex);
+	}
+	return rec->name;
 }

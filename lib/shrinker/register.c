@@ -14,8 +14,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../common/name_format.h"
-
 /* ------------------------------------------------------------------------ */
 
 /*
@@ -53,11 +51,11 @@ static struct ksync_shrinker_record *record_prepare(struct ksync_shrinker_regist
 						    unsigned flags, const char *fmt, va_list ap)
 {
 	struct ksync_shrinker_record *rec;
-	char name[sizeof(rec->name)];
+	struct record_name name;
 
 	/* Outside the mutex; only the record and the id need it. */
 	if (fmt)
-		ksync__name_vformat(name, sizeof(name), fmt, ap);
+		ksync__shr_name_capture(&name, fmt, ap);
 	ksync__mutex_lock(&reg->mutex);
 	rec = ksync__shr_record_alloc_locked(reg);
 	if (!rec) {
@@ -73,7 +71,7 @@ static struct ksync_shrinker_record *record_prepare(struct ksync_shrinker_regist
 		s = &rec->owned_s;
 	rec->shrinker = s;
 	if (fmt)
-		memcpy(rec->name, name, sizeof(name));
+		ksync__shr_name_set(rec, &name);
 	ksync_atomic_set(&rec->state, RECORD_PREPARED);
 	if (flags & KSYNC_SHRINKER_MEMCG_AWARE) {
 		int id = memcg_id_alloc_locked(reg);
@@ -83,8 +81,14 @@ static struct ksync_shrinker_record *record_prepare(struct ksync_shrinker_regist
 			return NULL;
 		}
 		rec->id = id;
-		ksync__shr_id_publish_locked(reg, id, rec);
+		id_publish_locked(reg, id, rec);
 	}
+	/*
+	 * Linked now, with refcount 0, in the same critical section as the id:
+	 * walkers that meet it fail try_get and move on, as they do for an id
+	 * slot (above), so register needs no critical section of its own (R1).
+	 */
+	ksync_list_add_tail_rcu(&rec->list, &reg->shrinkers);
 	reg->nr_records_alive++;
 	pthread_mutex_unlock(&reg->mutex);
 
@@ -125,7 +129,7 @@ static int do_register(struct ksync_site at, struct ksync_shrinker *s)
 
 	if (MISUSE(at, !s || !s->record, "register: shrinker not allocated/prepared"))
 		return -EINVAL;
-	rec = ksync__shr_record_of(s);
+	rec = record_of(s);
 	if (MISUSE(at, !rec, "register: foreign shrinker (not prepared by this registry)"))
 		return -EINVAL;
 	if (MISUSE(at, !s->count_objects || !s->scan_objects,
@@ -135,13 +139,12 @@ static int do_register(struct ksync_site at, struct ksync_shrinker *s)
 		MISUSE(at, 1, "register: shrinker already registered (double register)");
 		return -EBUSY;
 	}
-	struct ksync_shrinker_registry *reg = rec->reg;
-
-	ksync__mutex_lock(&reg->mutex);
-	/* R1: release; the caller's fields and the record's before it; pairs with R2. */
+	/*
+	 * R1: release; the caller's fields and the record's before it; pairs
+	 * with R2. The record is on the list and in the id table since
+	 * prepare, so this store alone makes it callable: no mutex.
+	 */
 	ksync_atomic_set_release(&rec->refcount, 1);
-	ksync_list_add_tail_rcu(&rec->list, &reg->shrinkers);
-	pthread_mutex_unlock(&reg->mutex);
 	return 0;
 }
 
@@ -368,10 +371,20 @@ static int unregister_finish(struct ksync_site at, struct ksync_shrinker_record 
 {
 	struct ksync_shrinker_record *batch = NULL;
 	struct ksync_shrinker_registry *reg = rec->reg;
+	/*
+	 * Drop the initial reference. When it was the last one (no walker is
+	 * calling into @rec: the common case), there is nothing to wait for
+	 * and nobody else will touch the completion; the fully ordered
+	 * decrement read the count every walker's put left (C1/C2 by the RMW
+	 * chain: their calls returned before we go on). Else whoever drops
+	 * the count to zero fires the completion (record_put()).
+	 */
+	bool last = ksync_atomic_dec_and_test(&rec->refcount);
 
-	record_put(rec); /* the initial reference */
 	yield_point(KSYNC_SHRINKER_YP_UNREG_BEFORE_WAIT);
-	if (in_callback()) {
+	if (last) {
+		/* Nothing to wait for; a wait that does not happen closes no cycle. */
+	} else if (in_callback()) {
 		struct unreg_wait me;
 
 		if (!unreg_wait_publish(&me, rec)) {
@@ -403,7 +416,7 @@ static int unregister_finish(struct ksync_site at, struct ksync_shrinker_record 
 	 * unlink: ksync_shrinker_deferred_total() (under the mutex) must find
 	 * them either on the list or in reg->retired, never in neither.
 	 */
-	ksync__shr_retire_deferred_locked(rec);
+	retire_deferred_locked(rec);
 	ksync_atomic_set(&rec->state, RECORD_UNREGISTERED);
 	if (release)
 		batch = ksync__shr_record_release_locked(rec); /* after this, freed a grace period later */
@@ -421,7 +434,7 @@ int ksync__shrinker_free(KSYNC_SITE_ARGS, struct ksync_shrinker *s)
 
 	if (!s)
 		return 0;
-	rec = ksync__shr_record_of(s);
+	rec = record_of(s);
 	if (MISUSE(at, !rec || !rec->owned,
 		       "ksync_shrinker_free: not a shrinker from ksync_shrinker_alloc()"))
 		return -EINVAL;
@@ -499,7 +512,7 @@ void ksync__free_prealloced_shrinker(KSYNC_SITE_ARGS, struct ksync_shrinker *s)
 
 	if (!s || !s->record)
 		return;
-	rec = ksync__shr_record_of(s);
+	rec = record_of(s);
 	if (MISUSE(at, !rec || rec->owned, "ksync_free_prealloced_shrinker: foreign shrinker"))
 		return;
 	if (MISUSE(at, ksync_atomic_read(&rec->state) != RECORD_PREPARED,

@@ -32,19 +32,25 @@
  * maps, but never while they wait.
  *
  * Lifetime of a shrinker (records.c, register.c):
- *   prepare   record allocated; a memcg-aware shrinker gets the lowest free
- *             id and its record is stored in the id table with refcount 0
- *             (so a walker that meets the id clears the bit and moves on).
- *             s->reg, then s->record, are published with release (PUB).
- *   register  refcount := 1 (release, R1), then the record is linked into
- *             reg->shrinkers (release). A walker whose try_get succeeds
- *             read-acquires the count (fully ordered RMW, R2 pairs with R1)
- *             and so sees every field of the caller's struct.
+ *   prepare   record allocated; in one critical section a memcg-aware
+ *             shrinker gets the lowest free id, its record is stored in the
+ *             id table, and the record is linked into reg->shrinkers, all
+ *             with refcount 0 (a walker that meets it fails try_get and
+ *             moves on; a group walk clears the bit). s->reg, then
+ *             s->record, are published with release (PUB). A record freed
+ *             without being registered is unlinked, and freed after a grace
+ *             period like any other.
+ *   register  PREPARED -> REGISTERED (cmpxchg), then refcount := 1
+ *             (release, R1): no critical section. A walker whose try_get
+ *             succeeds read-acquires the count (fully ordered RMW, R2 pairs
+ *             with R1) and so sees every field of the caller's struct.
  *   unregister  REGISTERED -> UNREGISTERING (cmpxchg: one winner); drop the
- *             initial reference; wait for the completion that the thread
- *             dropping the count to zero fires. From then on try_get fails
- *             forever, so no callback starts again and none is running: the
- *             guarantee of ksync_unregister_shrinker(), and its ONLY wait.
+ *             initial reference; unless that put was the last one (no call
+ *             running: nothing to wait for), wait for the completion that
+ *             the thread dropping the count to zero fires. From then on
+ *             try_get fails forever, so no callback starts again and none is
+ *             running: the guarantee of ksync_unregister_shrinker(), and its
+ *             ONLY wait.
  *             Then, under the mutex, unlink and clear the id slot; the
  *             record is freed by call_srcu (in batches) once no reader can
  *             hold it. No synchronize_srcu() on this path (the 6.4
@@ -97,6 +103,9 @@
  *          publication in the id table before its bit; the group walk reads
  *          a found bit before looking its id up.
  *   Y1/Y2  the yield hook's argument, then the hook.
+ *   N1/N2  a name kept as its format: the first reader formats it under
+ *          the mutex and clears the flag with release; readers that see the
+ *          flag clear (acquire) read the finished name (records.c).
  *   Q      not a barrier: writers holding reg->mutex queue SRCU callbacks
  *          from inside a read section, so call_srcu's throttle never makes
  *          them wait for a grace period (see ids.c).

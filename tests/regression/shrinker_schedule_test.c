@@ -22,7 +22,12 @@
  *    (two or three in a ring) must not hang: the thread that closes the
  *    cycle gets -EDEADLK and a report, the others complete;
  *  - debug_calls_during_register_churn: the same debug race, free-running,
- *    with a count of false reports (must be 0).
+ *    with a count of false reports (must be 0);
+ *  - lazy_name_seen_whole_by_a_later_reader: a name kept as its format
+ *    (records.c) is formatted by its first reader; a second reader that
+ *    learns of it only through the name's own flag (the handshake is
+ *    relaxed: no happens-before of its own) must read the finished name
+ *    (N1/N2; ThreadSanitizer reports the race if either side is relaxed).
  *
  * A watchdog turns a hang into a failure with a message (the waits for
  * another thread, KT_YIELD_UNTIL(), have no time bound of their own).
@@ -503,6 +508,34 @@ static void *churn_debug(void *arg)
 		c->calls += 2;
 	}
 	return NULL;
+}
+
+static struct ksync_shrinker *lazy_named;
+static ksync_atomic_t lazy_name_read; /* relaxed on purpose: the handshake carries no ordering */
+
+static void *later_name_reader(void *arg)
+{
+	(void)arg;
+	KT_YIELD_UNTIL(ksync_atomic_read(&lazy_name_read));
+	KCHECK(strcmp(ksync_shrinker_name(lazy_named), "lazy-5") == 0);
+	return NULL;
+}
+
+KTEST(lazy_name_seen_whole_by_a_later_reader)
+{
+	struct ksync_shrinker_registry *reg = ksync_shrinker_registry_create(1);
+	pthread_t th;
+
+	ksync_atomic_set(&lazy_name_read, 0);
+	lazy_named = ksync_shrinker_alloc(reg, 0, "lazy-%u", 5u);
+	KASSERT(lazy_named != NULL);
+	/* Started before the first read: only N1/N2 can order the name for it. */
+	pthread_create(&th, NULL, later_name_reader, NULL);
+	KCHECK(strcmp(ksync_shrinker_name(lazy_named), "lazy-5") == 0); /* formats it */
+	ksync_atomic_set(&lazy_name_read, 1);
+	pthread_join(th, NULL);
+	KCHECK_EQ(ksync_shrinker_free(lazy_named), 0);
+	KCHECK_EQ(ksync_shrinker_registry_destroy(reg), 0);
 }
 
 KTEST(debug_calls_during_register_churn)

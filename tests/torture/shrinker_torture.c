@@ -244,6 +244,9 @@ static void *group_churner(void *arg)
 	return NULL;
 }
 
+/* A shrinker whose name (a simple format: kept, formatted on first read) both debug readers read at once. */
+static struct ksync_shrinker *named;
+
 static void *debug_reader(void *arg)
 {
 	(void)arg;
@@ -251,6 +254,7 @@ static void *debug_reader(void *arg)
 	struct ksync_shrinker *mine = new_shrinker();
 
 	while (!ksync_atomic_read_acquire(&stop) && mine) {
+		KASSERT(strcmp(ksync_shrinker_name(named), "named-7") == 0);
 		for (int g = 0; g < NGROUPS; g++)
 			KASSERT(ksync_shrinker_debug_count(mine, groups[g], 0) >= 0);
 		KASSERT(ksync_shrinker_debug_count(mine, NULL, 0) >= 0);
@@ -285,6 +289,9 @@ KTEST(torture)
 	pthread_create(&th[n++], NULL, walker, (void *)2);
 	pthread_create(&th[n++], NULL, bit_setter, (void *)1);
 	pthread_create(&th[n++], NULL, group_churner, (void *)1);
+	named = ksync_shrinker_alloc(reg, 0, "named-%d", 7);
+	KASSERT(named != NULL);
+	pthread_create(&th[n++], NULL, debug_reader, NULL);
 	pthread_create(&th[n++], NULL, debug_reader, NULL);
 
 	double t0 = ktest_now();
@@ -293,6 +300,7 @@ KTEST(torture)
 	ksync_atomic_set_release(&stop, 1);
 	for (int i = 0; i < n; i++)
 		pthread_join(th[i], NULL);
+	KCHECK_EQ(ksync_shrinker_free(named), 0);
 
 	KCHECK_EQ(ksync_atomic_read(&violations), 0);
 	KCHECK(ksync_atomic_long_read(&callbacks) > 0);

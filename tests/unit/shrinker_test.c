@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,6 +147,76 @@ KTEST(free_unregistered_alloc)
 	struct cache c = { 0 };
 	struct ksync_shrinker *s = mk(reg, KSYNC_SHRINKER_MEMCG_AWARE, &c, "never");
 	KCHECK_EQ(s->id, 0);
+	KCHECK_EQ(ksync_shrinker_free(s), 0);
+	KCHECK_EQ(ksync_shrinker_registry_destroy(reg), 0);
+}
+
+/* vsnprintf() into a name's 48 bytes (a function: truncation is the point here). */
+static void __attribute__((format(printf, 2, 3))) want_name(char *buf, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, 48, fmt, ap);
+	va_end(ap);
+}
+
+/* One name of ksync_shrinker_alloc(), against vsnprintf() of the same format and arguments. */
+#define CHECK_NAME(reg, ...)                                                                    \
+	do {                                                                                    \
+		char want_[64];                                                                 \
+		struct ksync_shrinker *s_ = ksync_shrinker_alloc(reg, 0, __VA_ARGS__);         \
+		KCHECK(s_ != NULL);                                                             \
+		want_name(want_, __VA_ARGS__);                                                  \
+		KCHECK(strcmp(ksync_shrinker_name(s_), want_) == 0);                            \
+		KCHECK(strcmp(ksync_shrinker_name(s_), want_) == 0); /* the second read too */ \
+		KCHECK_EQ(ksync_shrinker_free(s_), 0);                                          \
+	} while (0)
+
+/*
+ * Names: a simple format is kept with its arguments and formatted on the
+ * first read (records.c), others at allocation; both must read as snprintf()
+ * into the name's 48 bytes would write them.
+ */
+KTEST(names_lazy_and_eager)
+{
+	struct ksync_shrinker_registry *reg = ksync_shrinker_registry_create(1);
+	char local[16];
+
+	/* Kept lazily: integer conversions, %%, literal text. */
+	CHECK_NAME(reg, "mnt-%d", 42);
+	CHECK_NAME(reg, "mnt-%d", -2147483647 - 1);
+	CHECK_NAME(reg, "%i/%u/%x", -7, 4000000000u, 0xbeefu);
+	CHECK_NAME(reg, "%ld %lu %lx %li", -9000000000L, ~0UL, 0xfeedfaceUL, 3L);
+	CHECK_NAME(reg, "100%% of %d", 5);
+	CHECK_NAME(reg, "plain text");
+	/* Formatted short of its digits: truncated like snprintf() into 48 bytes. */
+	CHECK_NAME(reg, "a-rather-long-prefix-of-thirty-bytes-%lu-%lu", ~0UL, ~0UL);
+	/* Formatted at once: %s (its string need not outlive the call), a width, five arguments. */
+	snprintf(local, sizeof(local), "tmp%d", 9);
+	CHECK_NAME(reg, "sb-%s", local);
+	memset(local, 'x', sizeof(local) - 1); /* the name was formatted before this */
+	CHECK_NAME(reg, "%5d|%-3u", 7, 8u);
+	CHECK_NAME(reg, "%d.%d.%d.%d.%d", 1, 2, 3, 4, 5);
+	CHECK_NAME(reg, "%c%d", 'q', 1);
+	/* A format longer than the name: formatted (and truncated) at once. */
+	CHECK_NAME(reg, "%d-0123456789012345678901234567890123456789012345678", 1);
+	/* A lazy name read by the debug interface's show as well. */
+	struct ksync_shrinker *s = ksync_shrinker_alloc(reg, 0, "show-%u", 77u);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	KCHECK(s != NULL && f != NULL);
+	s->count_objects = cache_count;
+	s->scan_objects = cache_scan;
+	struct cache c = { 0 };
+	s->private_data = &c;
+	KCHECK_EQ(ksync_shrinker_register(s), 0);
+	KCHECK(ksync_shrinker_debug_show(s, f) >= 0);
+	fclose(f);
+	KCHECK(strncmp(buf, "show-77 -1\n", 11) == 0);
+	free(buf);
 	KCHECK_EQ(ksync_shrinker_free(s), 0);
 	KCHECK_EQ(ksync_shrinker_registry_destroy(reg), 0);
 }
