@@ -115,6 +115,15 @@ struct ksync__srcu_barrier_mark {
  * before each marker is called, so that when a barrier returns the count
  * holds nothing it waited for (ksync_cleanup_srcu_struct() checks it).
  *
+ * Cost. The heads were written by the producers, usually on other CPUs, so
+ * the first touch of each is a cache miss, and a linked list's misses come
+ * one after the other. Reversing and sorting out the markers is therefore
+ * one walk (a marker's position is counted from the newest end, then turned
+ * round), and the invoking walk prefetches the next head while the current
+ * callback runs. A batch of tens of thousands of heads no longer fits in
+ * this CPU's cache, so each walk over it pays its misses again: an earlier
+ * version walked three times and spent most of the helper's time there.
+ *
  * A callback may call fork(). In the child this thread (the only one there)
  * comes back here with the rest of a batch the fork handler could not see.
  * Its markers live on the stacks of threads that do not exist in the child,
@@ -129,29 +138,32 @@ static KSYNC_UNUSED unsigned long ksync__srcu_invoke(struct ksync_srcu_struct *s
 						     struct ksync_rcu_head *list)
 {
 	unsigned long invoked = 0;
-	struct ksync_rcu_head *fifo = NULL, *cbs = NULL, **cb_tail = &cbs;
-	struct ksync_rcu_head *marks = NULL, **mark_tail = &marks;
+	struct ksync_rcu_head *cbs = NULL, *marks = NULL;
 	unsigned long n = 0, pos = 0, gen = ksync_srcu_fork_gen;
 
+	/*
+	 * One walk from the newest head to the oldest, pushing each onto the
+	 * front of its list (so both come out oldest first). A marker's pos is
+	 * first the number of callbacks newer than it, the walk's count so far.
+	 */
 	while (list) {
 		struct ksync_rcu_head *next = list->next;
-		list->next = fifo;
-		fifo = list;
-		list = next;
-	}
-	for (struct ksync_rcu_head *h = fifo; h; h = h->next) {
-		if (h->func == ksync__srcu_barrier_cb) {
-			ksync_container_of(h, struct ksync__srcu_barrier_mark, head)->pos = pos;
-			*mark_tail = h;
-			mark_tail = &h->next;
+		if (list->func == ksync__srcu_barrier_cb) {
+			ksync_container_of(list, struct ksync__srcu_barrier_mark, head)->pos = pos;
+			list->next = marks;
+			marks = list;
 		} else {
-			*cb_tail = h;
-			cb_tail = &h->next;
+			list->next = cbs;
+			cbs = list;
 			pos++;
 		}
+		list = next;
 	}
-	*cb_tail = NULL;
-	*mark_tail = NULL;
+	/* Turned round: the callbacks older than the marker, which run before it. */
+	for (struct ksync_rcu_head *m = marks; m; m = m->next) {
+		struct ksync__srcu_barrier_mark *bm = ksync_container_of(m, struct ksync__srcu_barrier_mark, head);
+		bm->pos = pos - bm->pos;
+	}
 
 	pos = 0;
 	for (struct ksync_rcu_head *h = cbs;;) {
@@ -169,6 +181,8 @@ static KSYNC_UNUSED unsigned long ksync__srcu_invoke(struct ksync_srcu_struct *s
 		if (!h)
 			break;
 		struct ksync_rcu_head *next = h->next; /* before func frees the head */
+		if (next)
+			__builtin_prefetch(next); /* its miss overlaps this callback */
 #if KSYNC_DEBUG_ENABLED
 		ksync__srcu_dbg_del(ssp, h);
 #endif
