@@ -34,7 +34,7 @@
  *	  SRCU_IDLE_GP      an idle grace period, between its first check for
  *	                    readers and the cmpxchg that takes the token
  *	  SRCU_CB_DELAY     a helper thread entering its batching delay (under
- *	                    the domain's cb_lock, before the timed wait)
+ *	                    the domain's cb_lock, before the futex wait)
  *	The compiled modules' points are run-time yield hooks, set through
  *	<ksync/shrinker_testing.h>, <ksync/memgroup_testing.h>,
  *	<ksync/list_lru_testing.h> and <ksync/objcache_testing.h>.

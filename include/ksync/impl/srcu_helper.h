@@ -79,13 +79,15 @@ enum ksync__srcu_helper_sleep {
  */
 static KSYNC_UNUSED void ksync__srcu_hurry_locked(struct ksync_srcu_struct *ssp)
 {
-	if (ssp->helper_sleeping == KSYNC__SRCU_HELPER_IDLE) {
+	int was = ssp->helper_sleeping;
+
+	if (was == KSYNC__SRCU_HELPER_IDLE) {
 		pthread_cond_signal(&ssp->cb_wake);
 		return;
 	}
-	if (ssp->helper_sleeping == KSYNC__SRCU_HELPER_DELAYING)
-		pthread_cond_signal(&ssp->cb_wake);
-	ssp->helper_sleeping = KSYNC__SRCU_HELPER_HURRIED;
+	KSYNC_WRITE_ONCE(ssp->helper_sleeping, KSYNC__SRCU_HELPER_HURRIED); /* the futex word */
+	if (was == KSYNC__SRCU_HELPER_DELAYING)
+		(void)ksync__futex_wake(&ssp->helper_sleeping, 1);
 }
 
 /* ksync__srcu_hurry_locked(), taking cb_lock. */
@@ -119,20 +121,18 @@ static KSYNC_UNUSED unsigned long ksync__srcu_batch_delay(struct ksync_srcu_stru
 	if (!delay_us)
 		return 0; /* KSYNC_SRCU_CB_DELAY_MAX_US 0: no delay */
 
-	struct timespec end;
-	clock_gettime(CLOCK_REALTIME, &end); /* the clock of cb_wake (default attributes) */
-	end.tv_sec += (time_t)(delay_us / 1000000);
-	end.tv_nsec += (long)(delay_us % 1000000) * 1000;
-	if (end.tv_nsec >= 1000000000L) {
-		end.tv_sec++;
-		end.tv_nsec -= 1000000000L;
-	}
-	ssp->helper_sleeping = KSYNC__SRCU_HELPER_DELAYING;
+	/*
+	 * The wait is on the word itself (a futex, relative timeout): a hurry
+	 * stores HURRIED under cb_lock and wakes it, and one that comes before
+	 * the wait makes the wait return at once (the word differs). An early
+	 * return (a signal) only shortens this delay.
+	 */
+	struct timespec ts = { (time_t)(delay_us / 1000000), (long)(delay_us % 1000000) * 1000 };
+	KSYNC_WRITE_ONCE(ssp->helper_sleeping, KSYNC__SRCU_HELPER_DELAYING);
 	KSYNC_TEST_POINT(SRCU_CB_DELAY);
-	while (ssp->helper_sleeping == KSYNC__SRCU_HELPER_DELAYING &&
-	       ssp->helper_state == KSYNC__SRCU_HELPER_RUNNING &&
-	       pthread_cond_timedwait(&ssp->cb_wake, &ssp->cb_lock, &end) != ETIMEDOUT)
-		;
+	pthread_mutex_unlock(&ssp->cb_lock);
+	(void)ksync__futex_wait(&ssp->helper_sleeping, KSYNC__SRCU_HELPER_DELAYING, &ts);
+	ksync__mutex_lock(&ssp->cb_lock);
 	if (ssp->helper_sleeping != KSYNC__SRCU_HELPER_DELAYING)
 		delay_us = 0; /* hurried: someone waits; start again from 0 */
 	ssp->helper_sleeping = KSYNC__SRCU_HELPER_AWAKE;
@@ -384,6 +384,7 @@ KSYNC_SRCU_API void ksync_cleanup_srcu_struct(struct ksync_srcu_struct *ssp)
 	int running = ssp->helper_state == KSYNC__SRCU_HELPER_RUNNING;
 	KSYNC_WRITE_ONCE(ssp->helper_state, KSYNC__SRCU_HELPER_STOPPING);
 	pthread_cond_signal(&ssp->cb_wake);
+	ksync__srcu_hurry_locked(ssp); /* out of a batching delay too */
 	pthread_mutex_unlock(&ssp->cb_lock);
 	if (running)
 		pthread_join(ssp->helper, NULL);
