@@ -420,6 +420,7 @@ KSYNC_SRCU_API void ksync_cleanup_srcu_struct(struct ksync_srcu_struct *ssp)
 	KSYNC_WRITE_ONCE(ssp->idx, 0);
 	KSYNC_WRITE_ONCE(ssp->helper_state, KSYNC__SRCU_HELPER_NONE);
 	ssp->poll_req_valid = 0;
+	ssp->helper_sleeping = KSYNC__SRCU_HELPER_AWAKE; /* cleanup's own hurry may have marked it */
 	ssp->cb_by_helper = 0;
 	KSYNC_WRITE_ONCE(ssp->key, 0);
 	KSYNC_WRITE_ONCE(ssp->id, 0);
