@@ -2,12 +2,13 @@
 /*
  * srcu_cb_delay_test.c - the helper thread's batching delay
  * (impl/srcu_helper.h): whoever waits for the helper must cut the delay
- * short. The delay is made one hour long here (both its first step and its
+ * short, and a chain of callbacks that requeue themselves must not start
+ * one. The delay is made one hour long here (both its first step and its
  * cap), so a waiter that fails to end it hangs, and the bounded polls below
  * turn that into a failure: srcu_barrier() arriving while the helper waits,
  * or while it still runs the batch before the wait (the hurry must not be
- * lost in between), a producer crossing half the callback limit, and a
- * polled grace period.
+ * lost in between), a producer crossing half the callback limit, a polled
+ * grace period, cleanup.
  */
 #include "wait.h"
 
@@ -41,18 +42,36 @@ static void free_b(struct ksync_rcu_head *h)
 	free(ksync_container_of(h, struct obj, rh));
 }
 
-/* A: runs on the helper and queues B behind its own batch, so a delay follows. */
-static void queue_b(struct ksync_rcu_head *h)
+/*
+ * A: holds its batch until a producer (the test's thread) has queued B
+ * behind it, so a delay follows the batch (heads queued by the batch's own
+ * callbacks would not start one).
+ */
+static int a_started;
+static void hold_until_b(struct ksync_rcu_head *h)
 {
-	ksync_call_srcu(&dd, h, free_b);
+	__atomic_store_n(&a_started, 1, __ATOMIC_SEQ_CST);
+	KT_POLL_UNTIL_MS(kt_srcu_cb_count(&dd) >= 2, 5000); /* A itself, and B */
+	free(ksync_container_of(h, struct obj, rh));
 }
 
-/* Queue A; return once the helper waits in the delay with B queued. */
+/* Queue A, then B from this thread while A's batch runs. */
+static void queue_a_then_b(void (*a_func)(struct ksync_rcu_head *))
+{
+	__atomic_store_n(&a_started, 0, __ATOMIC_SEQ_CST);
+	struct obj *a = (struct obj *)malloc(sizeof(*a));
+	ksync_call_srcu(&dd, &a->rh, a_func);
+	KT_POLL_UNTIL_MS(__atomic_load_n(&a_started, __ATOMIC_SEQ_CST), 5000);
+	KCHECK_EQ(__atomic_load_n(&a_started, __ATOMIC_SEQ_CST), 1);
+	struct obj *b = (struct obj *)malloc(sizeof(*b));
+	ksync_call_srcu(&dd, &b->rh, free_b);
+}
+
+/* Return once the helper waits in the delay with B queued. */
 static void helper_into_delay(void)
 {
 	__atomic_store_n(&delay_entered, 0, __ATOMIC_SEQ_CST);
-	struct obj *o = (struct obj *)malloc(sizeof(*o));
-	ksync_call_srcu(&dd, &o->rh, queue_b);
+	queue_a_then_b(hold_until_b);
 	KT_POLL_UNTIL_MS(__atomic_load_n(&delay_entered, __ATOMIC_SEQ_CST), 5000);
 	KCHECK_EQ(__atomic_load_n(&delay_entered, __ATOMIC_SEQ_CST), 1);
 	KCHECK_EQ(kt_srcu_cb_count(&dd), 1UL); /* B, not run */
@@ -89,17 +108,19 @@ KTEST(barrier_ends_a_batching_delay)
  * A barrier whose hurry comes while the helper still runs the batch before
  * its delay: the helper has not decided to wait yet, so there is nobody to
  * wake, and the hurry must stay marked until it decides. The callback A2
- * queues B, then holds the batch until the barrier's marker is queued and
- * its hurry marked.
+ * holds its batch until B is queued behind it and the barrier's hurry is
+ * marked.
  */
-static void queue_b_then_hold(struct ksync_rcu_head *h)
+static void hold_until_hurried(struct ksync_rcu_head *h)
 {
-	ksync_call_srcu(&dd, h, free_b);
+	__atomic_store_n(&a_started, 1, __ATOMIC_SEQ_CST);
+	KT_POLL_UNTIL_MS(kt_srcu_cb_count(&dd) >= 2, 5000);
 	pthread_t t;
 	pthread_create(&t, NULL, barrier_main, NULL);
 	pthread_detach(t);
 	KT_POLL_UNTIL_MS(kt_srcu_helper_sleep(&dd) == KSYNC__SRCU_HELPER_HURRIED, 5000);
 	ran_c = kt_srcu_helper_sleep(&dd) == KSYNC__SRCU_HELPER_HURRIED;
+	free(ksync_container_of(h, struct obj, rh));
 }
 
 KTEST(a_hurry_during_the_batch_skips_the_delay_after_it)
@@ -108,14 +129,40 @@ KTEST(a_hurry_during_the_batch_skips_the_delay_after_it)
 	freed_b = 0;
 	barrier_done = 0;
 	ran_c = 0;
-	struct obj *o = (struct obj *)malloc(sizeof(*o));
-	ksync_call_srcu(&dd, &o->rh, queue_b_then_hold);
+	queue_a_then_b(hold_until_hurried);
 	KT_POLL_UNTIL_MS(__atomic_load_n(&barrier_done, __ATOMIC_SEQ_CST), 5000);
 	KCHECK_EQ(__atomic_load_n(&barrier_done, __ATOMIC_SEQ_CST), 1);
 	KCHECK_EQ(ran_c, 1); /* the schedule was the one meant */
 	if (!__atomic_load_n(&barrier_done, __ATOMIC_SEQ_CST))
 		return;
 	KCHECK_EQ(__atomic_load_n(&freed_b, __ATOMIC_SEQ_CST), 1);
+	ksync_cleanup_srcu_struct(&dd);
+}
+
+/*
+ * A callback that queues the next one (a chain) is not a producer
+ * outrunning the helper: no delay between its links.
+ */
+static int chain_left;
+static void chain_link(struct ksync_rcu_head *h)
+{
+	if (__atomic_sub_fetch(&chain_left, 1, __ATOMIC_SEQ_CST) > 0)
+		ksync_call_srcu(&dd, h, chain_link);
+	else
+		free(ksync_container_of(h, struct obj, rh));
+}
+
+KTEST(a_callback_chain_is_not_delayed)
+{
+	ksync_init_srcu_struct(&dd);
+	__atomic_store_n(&chain_left, 5, __ATOMIC_SEQ_CST);
+	struct obj *o = (struct obj *)malloc(sizeof(*o));
+	ksync_call_srcu(&dd, &o->rh, chain_link);
+	KT_POLL_UNTIL_MS(__atomic_load_n(&chain_left, __ATOMIC_SEQ_CST) == 0, 5000);
+	KCHECK_EQ(__atomic_load_n(&chain_left, __ATOMIC_SEQ_CST), 0);
+	if (__atomic_load_n(&chain_left, __ATOMIC_SEQ_CST) != 0)
+		return;
+	ksync_srcu_barrier(&dd);
 	ksync_cleanup_srcu_struct(&dd);
 }
 

@@ -105,13 +105,20 @@ static KSYNC_UNUSED void ksync__srcu_hurry(struct ksync_srcu_struct *ssp)
  * was cut short.
  */
 static KSYNC_UNUSED unsigned long ksync__srcu_batch_delay(struct ksync_srcu_struct *ssp,
-							  unsigned long delay_us)
+							  unsigned long delay_us, unsigned long by_helper0)
 {
+	/*
+	 * Heads queued by the batch's own callbacks (a chain that requeues
+	 * itself) are not a producer outrunning the helper: no delay for them.
+	 */
+	unsigned long requeued = ksync_ulong_load(&ssp->cb_by_helper) - by_helper0;
+
 	if (ssp->helper_sleeping == KSYNC__SRCU_HELPER_HURRIED) {
 		ssp->helper_sleeping = KSYNC__SRCU_HELPER_AWAKE; /* hurried during the batch */
 		return 0;
 	}
-	if (!ksync_ptr_load(&ssp->cb_stack) || ssp->helper_state != KSYNC__SRCU_HELPER_RUNNING ||
+	if (!ksync_ptr_load(&ssp->cb_stack) || ksync_ulong_load(&ssp->cb_count) <= requeued ||
+	    ssp->helper_state != KSYNC__SRCU_HELPER_RUNNING ||
 	    ssp->poll_req_valid || __atomic_load_n(&ksync_sched_hook, __ATOMIC_RELAXED) ||
 	    ksync_ulong_load(&ssp->cb_count) > ksync__srcu_cb_limit(ssp) / 2)
 		return 0;
@@ -165,6 +172,7 @@ static KSYNC_UNUSED void *ksync__srcu_helper_main(void *arg)
 
 		struct ksync_rcu_head *list =
 			(struct ksync_rcu_head *)ksync_ptr_xchg(&ssp->cb_stack, NULL);
+		unsigned long by_helper0 = ksync_ulong_load(&ssp->cb_by_helper);
 		/* Every head in @list was queued before this cookie was taken. */
 		unsigned long cookie = ksync_get_state_synchronize_srcu(ssp);
 		if (req_valid && ksync__srcu_seq_ge(req, cookie))
@@ -185,7 +193,7 @@ static KSYNC_UNUSED void *ksync__srcu_helper_main(void *arg)
 		if (ssp->poll_req_valid &&
 		    ksync__srcu_seq_ge(ksync_ulong_load(&ssp->gp_seq), ssp->poll_req))
 			ssp->poll_req_valid = 0;
-		delay_us = ksync__srcu_batch_delay(ssp, delay_us);
+		delay_us = ksync__srcu_batch_delay(ssp, delay_us, by_helper0);
 	}
 	pthread_mutex_unlock(&ssp->cb_lock);
 	return NULL;
