@@ -203,6 +203,59 @@ static KSYNC_UNUSED unsigned long ksync__srcu_invoke(struct ksync_srcu_struct *s
 }
 
 /*
+ * The helper's way to invoke a batch: as ksync__srcu_invoke(), but the walk
+ * over the LIFO list only reads, recording each head in @arr (bit 0 set for
+ * an srcu_barrier() marker, told apart before any callback runs, as the
+ * fork case needs), and the callbacks then run from the array, newest
+ * entry last, with the head a few entries ahead prefetched: the list's
+ * misses come one after the other, the array's overlap, and the heads need
+ * no write before their callbacks. Returns false, having run and changed
+ * nothing, when the batch has more than @cap heads (the caller then uses
+ * ksync__srcu_invoke()).
+ */
+#define KSYNC__SRCU_INVOKE_AHEAD 4
+static KSYNC_UNUSED bool ksync__srcu_invoke_array(struct ksync_srcu_struct *ssp,
+						  struct ksync_rcu_head *list, uintptr_t *arr,
+						  size_t cap)
+{
+	size_t n = 0;
+	unsigned long done = 0, gen = ksync_srcu_fork_gen;
+
+	for (struct ksync_rcu_head *h = list; h; h = h->next) {
+		if (n == cap)
+			return false;
+		arr[n++] = (uintptr_t)h | (uintptr_t)(h->func == ksync__srcu_barrier_cb);
+	}
+	for (size_t i = n; i-- > 0;) {
+		if (ksync_srcu_fork_gen != gen)
+			return true; /* in a child: see ksync__srcu_invoke() */
+		if (i >= KSYNC__SRCU_INVOKE_AHEAD)
+			__builtin_prefetch((void *)(arr[i - KSYNC__SRCU_INVOKE_AHEAD] & ~(uintptr_t)1));
+		struct ksync_rcu_head *h = (struct ksync_rcu_head *)(arr[i] & ~(uintptr_t)1);
+		if (arr[i] & 1) {
+			/* A marker: the callbacks queued before it have run; settle them and it. */
+			(void)ksync_ulong_fetch_add(&ssp->cb_count, (unsigned long)0 - (done + 1));
+			done = 0;
+			h->func(h);
+			continue;
+		}
+#if KSYNC_DEBUG_ENABLED
+		ksync__srcu_dbg_del(ssp, h);
+#endif
+		done++;
+		h->func(h);
+	}
+	if (done)
+		(void)ksync_ulong_fetch_add(&ssp->cb_count, (unsigned long)0 - done);
+	if (ksync_ulong_load(&ssp->cb_count) < ksync__srcu_cb_limit(ssp)) {
+		ksync__mutex_lock(&ssp->cb_lock);
+		pthread_cond_broadcast(&ssp->cb_done);
+		pthread_mutex_unlock(&ssp->cb_lock);
+	}
+	return true;
+}
+
+/*
  * Run one batch on the calling thread in place of the helper: the grace
  * period that covers every head of @list (and the pending poll request),
  * then the callbacks, with this thread marked as running them (so that a

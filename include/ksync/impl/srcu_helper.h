@@ -40,6 +40,9 @@ KSYNC_EXTERN_C_BEGIN
 #define KSYNC_SRCU_CB_DELAY_MIN_US 64UL
 #endif
 
+/* The largest batch the helper invokes from an array (1 MiB of entries). */
+#define KSYNC__SRCU_INVOKE_ARRAY_MAX ((size_t)1 << 17)
+
 /* struct ksync_srcu_struct.helper_sleeping (under cb_lock) */
 enum ksync__srcu_helper_sleep {
 	KSYNC__SRCU_HELPER_AWAKE = 0,    /* taking or running a batch */
@@ -150,6 +153,8 @@ static KSYNC_UNUSED void *ksync__srcu_helper_main(void *arg)
 {
 	struct ksync_srcu_struct *ssp = (struct ksync_srcu_struct *)arg;
 	unsigned long gen = ksync_srcu_fork_gen, delay_us = 0;
+	uintptr_t *arr = NULL; /* ksync__srcu_invoke_array()'s, grown to the largest batch */
+	size_t arr_cap = 0;
 
 	ksync_srcu_self.in_helper = 1;
 	/* Cancelling the helper would leave cb_lock or gp_mutex held. */
@@ -179,7 +184,22 @@ static KSYNC_UNUSED void *ksync__srcu_helper_main(void *arg)
 			cookie = req;
 		if (!KSYNC_PLANT(SRCU_EARLY_CALLBACK)) /* the fuzzers' plant (docs/fuzzing.md) */
 			ksync__srcu_gp_until(ssp, cookie);
-		ksync__srcu_invoke(ssp, list);
+		/*
+		 * From the array when it holds the batch: cb_count counts every
+		 * head of @list until it has run, so it bounds the batch (a
+		 * larger one, or no memory, takes the list's own walk).
+		 */
+		size_t need = (size_t)ksync_ulong_load(&ssp->cb_count);
+		if (need > arr_cap && need <= KSYNC__SRCU_INVOKE_ARRAY_MAX) {
+			size_t cap = need * 2 < KSYNC__SRCU_INVOKE_ARRAY_MAX ? need * 2 : KSYNC__SRCU_INVOKE_ARRAY_MAX;
+			uintptr_t *grown = (uintptr_t *)realloc(arr, cap * sizeof(*arr));
+			if (grown) {
+				arr = grown;
+				arr_cap = cap;
+			}
+		}
+		if (!arr || !ksync__srcu_invoke_array(ssp, list, arr, arr_cap))
+			ksync__srcu_invoke(ssp, list);
 		/*
 		 * A callback forked and this is the child: the domain has no
 		 * helper here (the next call_srcu starts one). This thread, the
@@ -187,7 +207,7 @@ static KSYNC_UNUSED void *ksync__srcu_helper_main(void *arg)
 		 * unless the callback ended the child itself (exec, _exit).
 		 */
 		if (ksync_srcu_fork_gen != gen)
-			return NULL;
+			return NULL; /* (arr: the parent's helper frees its own) */
 
 		ksync__mutex_lock(&ssp->cb_lock);
 		if (ssp->poll_req_valid &&
@@ -196,6 +216,7 @@ static KSYNC_UNUSED void *ksync__srcu_helper_main(void *arg)
 		delay_us = ksync__srcu_batch_delay(ssp, delay_us, by_helper0);
 	}
 	pthread_mutex_unlock(&ssp->cb_lock);
+	free(arr);
 	return NULL;
 }
 
