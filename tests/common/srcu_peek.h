@@ -43,6 +43,15 @@ static inline unsigned long kt_srcu_cb_count(struct ksync_srcu_struct *ssp)
 	return ksync_ulong_load(&ssp->cb_count);
 }
 
+/* The helper's enum ksync__srcu_helper_sleep (impl/srcu_helper.h): idle, in a batching delay, hurried. */
+static inline int kt_srcu_helper_sleep(struct ksync_srcu_struct *ssp)
+{
+	pthread_mutex_lock(&ssp->cb_lock);
+	int v = ssp->helper_sleeping;
+	pthread_mutex_unlock(&ssp->cb_lock);
+	return v;
+}
+
 /* No head is queued for the helper (it took the last batch, or none came). */
 static inline bool kt_srcu_cb_stack_empty(struct ksync_srcu_struct *ssp)
 {

@@ -276,6 +276,82 @@ KTEST(call_srcu_bounded)
 	ksync_cleanup_srcu_struct(&ss);
 }
 
+/*
+ * Streams of callbacks from two producers, with barriers in between: the
+ * helper batches them (its batching delay grows while heads keep coming and
+ * is cut short by each barrier), and still every callback runs once, after
+ * a grace period that began after its call_srcu() (its cookie has
+ * completed), each producer's callbacks in the order it queued them, and
+ * each barrier returns after every callback queued before it.
+ */
+#define STREAM_N 100000
+struct stream_obj {
+	struct ksync_rcu_head rh;
+	struct ksync_srcu_struct *ssp;
+	unsigned long cookie;
+	int producer, seq;
+};
+static int stream_last[2], stream_bad_order, stream_early, stream_ran;
+
+static void stream_cb(struct ksync_rcu_head *h)
+{
+	struct stream_obj *o = ksync_container_of(h, struct stream_obj, rh);
+	/* Callbacks run one at a time on the helper: plain counters suffice. */
+	if (o->seq != stream_last[o->producer] + 1)
+		stream_bad_order++;
+	stream_last[o->producer] = o->seq;
+	if (!ksync_poll_state_synchronize_srcu(o->ssp, o->cookie))
+		stream_early++;
+	__atomic_fetch_add(&stream_ran, 1, __ATOMIC_SEQ_CST);
+	free(o);
+}
+
+struct stream_arg {
+	struct ksync_srcu_struct *ssp;
+	int producer, bad_barriers;
+};
+
+static void *stream_producer(void *p)
+{
+	struct stream_arg *a = (struct stream_arg *)p;
+	for (int i = 1; i <= STREAM_N; i++) {
+		struct stream_obj *o = (struct stream_obj *)malloc(sizeof(*o));
+		o->ssp = a->ssp;
+		o->producer = a->producer;
+		o->seq = i;
+		o->cookie = ksync_get_state_synchronize_srcu(a->ssp);
+		ksync_call_srcu(a->ssp, &o->rh, stream_cb);
+		if (a->producer == 0 && i % 30000 == 0) {
+			ksync_srcu_barrier(a->ssp);
+			/* Every callback of this producer so far has run. */
+			if (__atomic_load_n(&stream_ran, __ATOMIC_SEQ_CST) < i)
+				a->bad_barriers++;
+		}
+	}
+	return NULL;
+}
+
+KTEST(call_srcu_streams_keep_order_and_lose_nothing)
+{
+	struct ksync_srcu_struct ss;
+	ksync_init_srcu_struct(&ss);
+	struct stream_arg a[2] = { { &ss, 0, 0 }, { &ss, 1, 0 } };
+	pthread_t t[2];
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, stream_producer, &a[i]);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	ksync_srcu_barrier(&ss);
+	KCHECK_EQ(__atomic_load_n(&stream_ran, __ATOMIC_SEQ_CST), 2 * STREAM_N);
+	KCHECK_EQ(stream_last[0], STREAM_N);
+	KCHECK_EQ(stream_last[1], STREAM_N);
+	KCHECK_EQ(stream_bad_order, 0);
+	KCHECK_EQ(stream_early, 0);
+	KCHECK_EQ(a[0].bad_barriers, 0);
+	KCHECK_EQ(kt_srcu_cb_count(&ss), 0UL);
+	ksync_cleanup_srcu_struct(&ss);
+}
+
 KTEST(polled_grace_periods)
 {
 	struct ksync_srcu_struct ss;

@@ -33,6 +33,8 @@
  *	  SRCU_CALL         in ksync_call_srcu(), just before the head is pushed
  *	  SRCU_IDLE_GP      an idle grace period, between its first check for
  *	                    readers and the cmpxchg that takes the token
+ *	  SRCU_CB_DELAY     a helper thread entering its batching delay (under
+ *	                    the domain's cb_lock, before the futex wait)
  *	The compiled modules' points are run-time yield hooks, set through
  *	<ksync/shrinker_testing.h>, <ksync/memgroup_testing.h>,
  *	<ksync/list_lru_testing.h> and <ksync/objcache_testing.h>.
@@ -70,6 +72,9 @@
 #endif
 #ifndef KSYNC_TP_SRCU_IDLE_GP
 #define KSYNC_TP_SRCU_IDLE_GP() do { } while (0)
+#endif
+#ifndef KSYNC_TP_SRCU_CB_DELAY
+#define KSYNC_TP_SRCU_CB_DELAY() do { } while (0)
 #endif
 
 #endif /* KSYNC_IMPL_SEAMS_H */

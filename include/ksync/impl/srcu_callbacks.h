@@ -115,6 +115,15 @@ struct ksync__srcu_barrier_mark {
  * before each marker is called, so that when a barrier returns the count
  * holds nothing it waited for (ksync_cleanup_srcu_struct() checks it).
  *
+ * Cost. The heads were written by the producers, usually on other CPUs, so
+ * the first touch of each is a cache miss, and a linked list's misses come
+ * one after the other. Reversing and sorting out the markers is therefore
+ * one walk (a marker's position is counted from the newest end, then turned
+ * round), and the invoking walk prefetches the next head while the current
+ * callback runs. A batch of tens of thousands of heads no longer fits in
+ * this CPU's cache, so each walk over it pays its misses again: an earlier
+ * version walked three times and spent most of the helper's time there.
+ *
  * A callback may call fork(). In the child this thread (the only one there)
  * comes back here with the rest of a batch the fork handler could not see.
  * Its markers live on the stacks of threads that do not exist in the child,
@@ -129,29 +138,32 @@ static KSYNC_UNUSED unsigned long ksync__srcu_invoke(struct ksync_srcu_struct *s
 						     struct ksync_rcu_head *list)
 {
 	unsigned long invoked = 0;
-	struct ksync_rcu_head *fifo = NULL, *cbs = NULL, **cb_tail = &cbs;
-	struct ksync_rcu_head *marks = NULL, **mark_tail = &marks;
+	struct ksync_rcu_head *cbs = NULL, *marks = NULL;
 	unsigned long n = 0, pos = 0, gen = ksync_srcu_fork_gen;
 
+	/*
+	 * One walk from the newest head to the oldest, pushing each onto the
+	 * front of its list (so both come out oldest first). A marker's pos is
+	 * first the number of callbacks newer than it, the walk's count so far.
+	 */
 	while (list) {
 		struct ksync_rcu_head *next = list->next;
-		list->next = fifo;
-		fifo = list;
-		list = next;
-	}
-	for (struct ksync_rcu_head *h = fifo; h; h = h->next) {
-		if (h->func == ksync__srcu_barrier_cb) {
-			ksync_container_of(h, struct ksync__srcu_barrier_mark, head)->pos = pos;
-			*mark_tail = h;
-			mark_tail = &h->next;
+		if (list->func == ksync__srcu_barrier_cb) {
+			ksync_container_of(list, struct ksync__srcu_barrier_mark, head)->pos = pos;
+			list->next = marks;
+			marks = list;
 		} else {
-			*cb_tail = h;
-			cb_tail = &h->next;
+			list->next = cbs;
+			cbs = list;
 			pos++;
 		}
+		list = next;
 	}
-	*cb_tail = NULL;
-	*mark_tail = NULL;
+	/* Turned round: the callbacks older than the marker, which run before it. */
+	for (struct ksync_rcu_head *m = marks; m; m = m->next) {
+		struct ksync__srcu_barrier_mark *bm = ksync_container_of(m, struct ksync__srcu_barrier_mark, head);
+		bm->pos = pos - bm->pos;
+	}
 
 	pos = 0;
 	for (struct ksync_rcu_head *h = cbs;;) {
@@ -169,6 +181,8 @@ static KSYNC_UNUSED unsigned long ksync__srcu_invoke(struct ksync_srcu_struct *s
 		if (!h)
 			break;
 		struct ksync_rcu_head *next = h->next; /* before func frees the head */
+		if (next)
+			__builtin_prefetch(next); /* its miss overlaps this callback */
 #if KSYNC_DEBUG_ENABLED
 		ksync__srcu_dbg_del(ssp, h);
 #endif
@@ -186,6 +200,59 @@ static KSYNC_UNUSED unsigned long ksync__srcu_invoke(struct ksync_srcu_struct *s
 		pthread_mutex_unlock(&ssp->cb_lock);
 	}
 	return invoked;
+}
+
+/*
+ * The helper's way to invoke a batch: as ksync__srcu_invoke(), but the walk
+ * over the LIFO list only reads, recording each head in @arr (bit 0 set for
+ * an srcu_barrier() marker, told apart before any callback runs, as the
+ * fork case needs), and the callbacks then run from the array, newest
+ * entry last, with the head a few entries ahead prefetched: the list's
+ * misses come one after the other, the array's overlap, and the heads need
+ * no write before their callbacks. Returns false, having run and changed
+ * nothing, when the batch has more than @cap heads (the caller then uses
+ * ksync__srcu_invoke()).
+ */
+#define KSYNC__SRCU_INVOKE_AHEAD 4
+static KSYNC_UNUSED bool ksync__srcu_invoke_array(struct ksync_srcu_struct *ssp,
+						  struct ksync_rcu_head *list, uintptr_t *arr,
+						  size_t cap)
+{
+	size_t n = 0;
+	unsigned long done = 0, gen = ksync_srcu_fork_gen;
+
+	for (struct ksync_rcu_head *h = list; h; h = h->next) {
+		if (n == cap)
+			return false;
+		arr[n++] = (uintptr_t)h | (uintptr_t)(h->func == ksync__srcu_barrier_cb);
+	}
+	for (size_t i = n; i-- > 0;) {
+		if (ksync_srcu_fork_gen != gen)
+			return true; /* in a child: see ksync__srcu_invoke() */
+		if (i >= KSYNC__SRCU_INVOKE_AHEAD)
+			__builtin_prefetch((void *)(arr[i - KSYNC__SRCU_INVOKE_AHEAD] & ~(uintptr_t)1));
+		struct ksync_rcu_head *h = (struct ksync_rcu_head *)(arr[i] & ~(uintptr_t)1);
+		if (arr[i] & 1) {
+			/* A marker: the callbacks queued before it have run; settle them and it. */
+			(void)ksync_ulong_fetch_add(&ssp->cb_count, (unsigned long)0 - (done + 1));
+			done = 0;
+			h->func(h);
+			continue;
+		}
+#if KSYNC_DEBUG_ENABLED
+		ksync__srcu_dbg_del(ssp, h);
+#endif
+		done++;
+		h->func(h);
+	}
+	if (done)
+		(void)ksync_ulong_fetch_add(&ssp->cb_count, (unsigned long)0 - done);
+	if (ksync_ulong_load(&ssp->cb_count) < ksync__srcu_cb_limit(ssp)) {
+		ksync__mutex_lock(&ssp->cb_lock);
+		pthread_cond_broadcast(&ssp->cb_done);
+		pthread_mutex_unlock(&ssp->cb_lock);
+	}
+	return true;
 }
 
 /*

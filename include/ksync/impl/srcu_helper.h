@@ -22,12 +22,139 @@
 
 KSYNC_EXTERN_C_BEGIN
 
+/**
+ * KSYNC_SRCU_CB_DELAY_MAX_US - the longest batching delay of a domain's
+ * helper thread, in microseconds (see "Batching delay" below). A translation
+ * unit may define it before including <ksync/srcu.h>; the helper thread of a
+ * domain uses the value of the unit whose call started it.
+ */
+#ifndef KSYNC_SRCU_CB_DELAY_MAX_US
+#define KSYNC_SRCU_CB_DELAY_MAX_US 2000UL
+#endif
+/*
+ * KSYNC_SRCU_CB_DELAY_MIN_US - the first batching delay after a batch that
+ * found more heads queued behind it (overridable as the maximum is; the
+ * tests make both long, so that a lost hurry shows as a hang).
+ */
+#ifndef KSYNC_SRCU_CB_DELAY_MIN_US
+#define KSYNC_SRCU_CB_DELAY_MIN_US 64UL
+#endif
+
+/* The largest batch the helper invokes from an array (1 MiB of entries). */
+#define KSYNC__SRCU_INVOKE_ARRAY_MAX ((size_t)1 << 17)
+
+/* struct ksync_srcu_struct.helper_sleeping (under cb_lock) */
+enum ksync__srcu_helper_sleep {
+	KSYNC__SRCU_HELPER_AWAKE = 0,    /* taking or running a batch */
+	KSYNC__SRCU_HELPER_IDLE = 1,     /* nothing queued: waits on cb_wake */
+	KSYNC__SRCU_HELPER_DELAYING = 2, /* in a batching delay, on cb_wake with a timeout */
+	KSYNC__SRCU_HELPER_HURRIED = 3,  /* a delay cut short by a waiter (hurry) */
+};
+
 #if KSYNC__SRCU_BODIES
+
+/*
+ * Batching delay. With callbacks arriving without pause, a helper that takes
+ * every head as soon as it is queued runs beside the producers on another
+ * CPU and touches each head while it is still in the producer's cache: the
+ * walk over the batch (a chain of misses) and the free() of each node meet
+ * the producer's malloc() on the same allocator lists and lines, and both
+ * sides pay for every node (measured: 2-3x the CPU per callback of the same
+ * run on one CPU; which of the two a run gets depends on the scheduler, and
+ * that was the swing of the call_srcu benchmark between 0.7x and 2x
+ * liburcu's). So when a batch ends with more heads queued behind it, the
+ * helper waits before taking them: 64 us at first, doubling per batch while
+ * heads keep coming, up to KSYNC_SRCU_CB_DELAY_MAX_US; the producers run
+ * alone meanwhile, the next batch is larger (one grace period for all of
+ * it) and older. A batch that ends with nothing queued puts the delay back
+ * to 0, so a lone callback is taken at once (call latency unchanged), and
+ * whoever waits for the helper cuts a delay short and puts it back to 0
+ * (ksync__srcu_hurry_locked()): srcu_barrier(), a producer at the callback
+ * limit or past half of it, a polled grace period, cleanup.
+ */
+
+/*
+ * Under cb_lock: someone waits for the helper. Wakes it from the idle wait,
+ * ends its batching delay, or, while it runs a batch, marks that the delay
+ * after this batch is skipped (the helper reads the mark under cb_lock
+ * before it decides to wait, so a hurry is never lost between the two).
+ * The delay then starts again from 0.
+ */
+static KSYNC_UNUSED void ksync__srcu_hurry_locked(struct ksync_srcu_struct *ssp)
+{
+	int was = ssp->helper_sleeping;
+
+	if (was == KSYNC__SRCU_HELPER_IDLE) {
+		pthread_cond_signal(&ssp->cb_wake);
+		return;
+	}
+	KSYNC_WRITE_ONCE(ssp->helper_sleeping, KSYNC__SRCU_HELPER_HURRIED); /* the futex word */
+	if (was == KSYNC__SRCU_HELPER_DELAYING)
+		(void)ksync__futex_wake(&ssp->helper_sleeping, 1);
+}
+
+/* ksync__srcu_hurry_locked(), taking cb_lock. */
+static KSYNC_UNUSED void ksync__srcu_hurry(struct ksync_srcu_struct *ssp)
+{
+	ksync__mutex_lock(&ssp->cb_lock);
+	ksync__srcu_hurry_locked(ssp);
+	pthread_mutex_unlock(&ssp->cb_lock);
+}
+
+/*
+ * Under cb_lock, after a batch: wait before the next one when heads are
+ * queued and nobody waits for them (see "Batching delay"). Returns the
+ * next delay: doubled, or 0 when there was nothing to wait for or the wait
+ * was cut short.
+ */
+static KSYNC_UNUSED unsigned long ksync__srcu_batch_delay(struct ksync_srcu_struct *ssp,
+							  unsigned long delay_us, unsigned long by_helper0)
+{
+	/*
+	 * Heads queued by the batch's own callbacks (a chain that requeues
+	 * itself) are not a producer outrunning the helper: no delay for them.
+	 */
+	unsigned long requeued = ksync_ulong_load(&ssp->cb_by_helper) - by_helper0;
+
+	if (ssp->helper_sleeping == KSYNC__SRCU_HELPER_HURRIED) {
+		ssp->helper_sleeping = KSYNC__SRCU_HELPER_AWAKE; /* hurried during the batch */
+		return 0;
+	}
+	if (!ksync_ptr_load(&ssp->cb_stack) || ksync_ulong_load(&ssp->cb_count) <= requeued ||
+	    ssp->helper_state != KSYNC__SRCU_HELPER_RUNNING ||
+	    ssp->poll_req_valid || __atomic_load_n(&ksync_sched_hook, __ATOMIC_RELAXED) ||
+	    ksync_ulong_load(&ssp->cb_count) > ksync__srcu_cb_limit(ssp) / 2)
+		return 0;
+	delay_us = delay_us ? delay_us * 2 : KSYNC_SRCU_CB_DELAY_MIN_US;
+	if (delay_us > KSYNC_SRCU_CB_DELAY_MAX_US)
+		delay_us = KSYNC_SRCU_CB_DELAY_MAX_US;
+	if (!delay_us)
+		return 0; /* KSYNC_SRCU_CB_DELAY_MAX_US 0: no delay */
+
+	/*
+	 * The wait is on the word itself (a futex, relative timeout): a hurry
+	 * stores HURRIED under cb_lock and wakes it, and one that comes before
+	 * the wait makes the wait return at once (the word differs). An early
+	 * return (a signal) only shortens this delay.
+	 */
+	struct timespec ts = { (time_t)(delay_us / 1000000), (long)(delay_us % 1000000) * 1000 };
+	KSYNC_WRITE_ONCE(ssp->helper_sleeping, KSYNC__SRCU_HELPER_DELAYING);
+	KSYNC_TEST_POINT(SRCU_CB_DELAY);
+	pthread_mutex_unlock(&ssp->cb_lock);
+	(void)ksync__futex_wait(&ssp->helper_sleeping, KSYNC__SRCU_HELPER_DELAYING, &ts);
+	ksync__mutex_lock(&ssp->cb_lock);
+	if (ssp->helper_sleeping != KSYNC__SRCU_HELPER_DELAYING)
+		delay_us = 0; /* hurried: someone waits; start again from 0 */
+	ssp->helper_sleeping = KSYNC__SRCU_HELPER_AWAKE;
+	return delay_us;
+}
 
 static KSYNC_UNUSED void *ksync__srcu_helper_main(void *arg)
 {
 	struct ksync_srcu_struct *ssp = (struct ksync_srcu_struct *)arg;
-	unsigned long gen = ksync_srcu_fork_gen;
+	unsigned long gen = ksync_srcu_fork_gen, delay_us = 0;
+	uintptr_t *arr = NULL; /* ksync__srcu_invoke_array()'s, grown to the largest batch */
+	size_t arr_cap = 0;
 
 	ksync_srcu_self.in_helper = 1;
 	/* Cancelling the helper would leave cb_lock or gp_mutex held. */
@@ -37,9 +164,10 @@ static KSYNC_UNUSED void *ksync__srcu_helper_main(void *arg)
 		while (ssp->helper_state == KSYNC__SRCU_HELPER_RUNNING && !ksync_ptr_load(&ssp->cb_stack) &&
 		       !(ssp->poll_req_valid &&
 			 !ksync__srcu_seq_ge(ksync_ulong_load(&ssp->gp_seq), ssp->poll_req))) {
-			ssp->helper_sleeping = 1;
+			ssp->helper_sleeping = KSYNC__SRCU_HELPER_IDLE;
 			ksync__cond_wait(&ssp->cb_wake, &ssp->cb_lock);
-			ssp->helper_sleeping = 0;
+			ssp->helper_sleeping = KSYNC__SRCU_HELPER_AWAKE;
+			delay_us = 0; /* the producers paused */
 		}
 		if (ssp->helper_state != KSYNC__SRCU_HELPER_RUNNING && !ksync_ptr_load(&ssp->cb_stack))
 			break;
@@ -49,13 +177,29 @@ static KSYNC_UNUSED void *ksync__srcu_helper_main(void *arg)
 
 		struct ksync_rcu_head *list =
 			(struct ksync_rcu_head *)ksync_ptr_xchg(&ssp->cb_stack, NULL);
+		unsigned long by_helper0 = ksync_ulong_load(&ssp->cb_by_helper);
 		/* Every head in @list was queued before this cookie was taken. */
 		unsigned long cookie = ksync_get_state_synchronize_srcu(ssp);
 		if (req_valid && ksync__srcu_seq_ge(req, cookie))
 			cookie = req;
 		if (!KSYNC_PLANT(SRCU_EARLY_CALLBACK)) /* the fuzzers' plant (docs/fuzzing.md) */
 			ksync__srcu_gp_until(ssp, cookie);
-		ksync__srcu_invoke(ssp, list);
+		/*
+		 * From the array when it holds the batch: cb_count counts every
+		 * head of @list until it has run, so it bounds the batch (a
+		 * larger one, or no memory, takes the list's own walk).
+		 */
+		size_t need = (size_t)ksync_ulong_load(&ssp->cb_count);
+		if (need > arr_cap && need <= KSYNC__SRCU_INVOKE_ARRAY_MAX) {
+			size_t cap = need * 2 < KSYNC__SRCU_INVOKE_ARRAY_MAX ? need * 2 : KSYNC__SRCU_INVOKE_ARRAY_MAX;
+			uintptr_t *grown = (uintptr_t *)realloc(arr, cap * sizeof(*arr));
+			if (grown) {
+				arr = grown;
+				arr_cap = cap;
+			}
+		}
+		if (!arr || !ksync__srcu_invoke_array(ssp, list, arr, arr_cap))
+			ksync__srcu_invoke(ssp, list);
 		/*
 		 * A callback forked and this is the child: the domain has no
 		 * helper here (the next call_srcu starts one). This thread, the
@@ -63,14 +207,16 @@ static KSYNC_UNUSED void *ksync__srcu_helper_main(void *arg)
 		 * unless the callback ended the child itself (exec, _exit).
 		 */
 		if (ksync_srcu_fork_gen != gen)
-			return NULL;
+			return NULL; /* (arr: the parent's helper frees its own) */
 
 		ksync__mutex_lock(&ssp->cb_lock);
 		if (ssp->poll_req_valid &&
 		    ksync__srcu_seq_ge(ksync_ulong_load(&ssp->gp_seq), ssp->poll_req))
 			ssp->poll_req_valid = 0;
+		delay_us = ksync__srcu_batch_delay(ssp, delay_us, by_helper0);
 	}
 	pthread_mutex_unlock(&ssp->cb_lock);
+	free(arr);
 	return NULL;
 }
 
@@ -91,7 +237,12 @@ static KSYNC_UNUSED void ksync__srcu_kick(struct ksync_srcu_struct *ssp)
 {
 	ksync__mutex_lock(&ssp->cb_lock);
 	bool ok = ksync__srcu_helper_start_locked(ssp);
-	if (ssp->helper_sleeping)
+	/*
+	 * Only the idle wait: a push onto an empty stack while the helper runs
+	 * a batch is the normal flow of a busy domain, not a reason to skip its
+	 * batching delay (a delay never starts with the stack empty).
+	 */
+	if (ssp->helper_sleeping == KSYNC__SRCU_HELPER_IDLE)
 		pthread_cond_signal(&ssp->cb_wake);
 	pthread_mutex_unlock(&ssp->cb_lock);
 	if (!ok && !ksync_fuzzing_enabled() && !ksync__srcu_self_inside(ssp) &&
@@ -136,6 +287,9 @@ KSYNC_SRCU_API void ksync_call_srcu(struct ksync_srcu_struct *ssp, struct ksync_
 	 */
 	if (helper)
 		(void)ksync_ulong_fetch_add(&ssp->cb_by_helper, 1);
+	/* Half the limit queued: the helper's batching delay ends (once per crossing). */
+	if (ksync_unlikely(n == ksync__srcu_cb_limit(ssp) / 2 + 1))
+		ksync__srcu_hurry(ssp);
 	/*
 	 * A callback (of any domain's helper) never blocks here: the helper it
 	 * would wait for may itself wait, through a reader or a barrier, on
@@ -151,6 +305,7 @@ KSYNC_SRCU_API void ksync_call_srcu(struct ksync_srcu_struct *ssp, struct ksync_
 		int cancel;
 		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel); /* cb_lock held in the wait */
 		ksync__mutex_lock(&ssp->cb_lock);
+		ksync__srcu_hurry_locked(ssp);
 		while (ksync_ulong_load(&ssp->cb_count) > ksync__srcu_cb_limit(ssp) &&
 		       ssp->helper_state == KSYNC__SRCU_HELPER_RUNNING)
 			ksync__cond_wait(&ssp->cb_done, &ssp->cb_lock);
@@ -196,6 +351,7 @@ KSYNC_SRCU_API void ksync_srcu_barrier(struct ksync_srcu_struct *ssp)
 		m.head.func = ksync__srcu_barrier_cb;
 		(void)ksync_ulong_fetch_add(&ssp->cb_count, 1);
 		ksync__srcu_push(ssp, &m.head);
+		ksync__srcu_hurry(ssp); /* the marker is not to wait out a batching delay */
 		for (;;) {
 			unsigned long invoked = 0;
 			/*
@@ -230,8 +386,7 @@ KSYNC_SRCU_API unsigned long ksync_start_poll_synchronize_srcu(struct ksync_srcu
 		ssp->poll_req_valid = 1;
 	}
 	ok = ksync__srcu_helper_start_locked(ssp);
-	if (ssp->helper_sleeping)
-		pthread_cond_signal(&ssp->cb_wake);
+	ksync__srcu_hurry_locked(ssp); /* a delay would hold the grace period back */
 	pthread_mutex_unlock(&ssp->cb_lock);
 	if (!ok && !ksync__srcu_self_inside(ssp))
 		ksync__srcu_gp_until(ssp, cookie);
@@ -258,6 +413,7 @@ KSYNC_SRCU_API void ksync_cleanup_srcu_struct(struct ksync_srcu_struct *ssp)
 	int running = ssp->helper_state == KSYNC__SRCU_HELPER_RUNNING;
 	KSYNC_WRITE_ONCE(ssp->helper_state, KSYNC__SRCU_HELPER_STOPPING);
 	pthread_cond_signal(&ssp->cb_wake);
+	ksync__srcu_hurry_locked(ssp); /* out of a batching delay too */
 	pthread_mutex_unlock(&ssp->cb_lock);
 	if (running)
 		pthread_join(ssp->helper, NULL);
@@ -293,6 +449,7 @@ KSYNC_SRCU_API void ksync_cleanup_srcu_struct(struct ksync_srcu_struct *ssp)
 	KSYNC_WRITE_ONCE(ssp->idx, 0);
 	KSYNC_WRITE_ONCE(ssp->helper_state, KSYNC__SRCU_HELPER_NONE);
 	ssp->poll_req_valid = 0;
+	ssp->helper_sleeping = KSYNC__SRCU_HELPER_AWAKE; /* cleanup's own hurry may have marked it */
 	ssp->cb_by_helper = 0;
 	KSYNC_WRITE_ONCE(ssp->key, 0);
 	KSYNC_WRITE_ONCE(ssp->id, 0);
