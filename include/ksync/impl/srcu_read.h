@@ -410,6 +410,11 @@ KSYNC_SRCU_API KSYNC_NOINLINE void ksync__srcu_read_unlock_fast_slow(struct ksyn
 
 	if (KSYNC_WARN_ONCE(idx < 0, "ksync_srcu_read_unlock_fast(): token of another domain or thread; ignored"))
 		return;
+	if (KSYNC_WARN_ONCE(!KSYNC__SRCU_BUSY(*(const unsigned long *)tok) &&
+				    !ksync__srcu_shared_depth(KSYNC_READ_ONCE(ssp->id)),
+			    "ksync_srcu_read_unlock_fast(): no open section of this thread holds "
+			    "this token; ignored"))
+		return;
 	ksync__srcu_read_unlock_slow(ssp, idx);
 }
 
