@@ -566,7 +566,11 @@ static inline void ksync_srcu_up_read_fast(struct ksync_srcu_struct *ssp, struct
 	if (KSYNC_WARN_ONCE(d != 0 && d != sizeof(unsigned long),
 			    "ksync_srcu_up_read_fast(): not a token of this domain's srcu_down_read_fast()"))
 		return;
-	ksync_srcu_up_read(ssp, (int)(d / sizeof(unsigned long)));
+	/* C: fully ordered cmpxchg, pairs with the acquire sums of ksync__srcu_drained() */
+	if (!ksync__srcu_shared_unlock(ssp, (int)(d / sizeof(unsigned long))))
+		KSYNC_WARN_ONCE(1, "ksync_srcu_up_read_fast(): no srcu_down_read_fast() section holds this token");
+	else
+		ksync__srcu_unlock_wake(ssp); /* W2 */
 }
 
 /**
