@@ -321,8 +321,8 @@ static KSYNC_ALWAYS_INLINE void ksync__srcu_unlock_store(struct ksync_srcu_struc
 }
 
 /*
- * This thread's words of @ssp (index 0, then 1) when the domain has no
- * direct words and its slot is one of the two most recent entries of the
+ * This thread's words of @ssp (index 0, then 1), for a domain without direct
+ * words (key 0), when its slot is one of the two most recent entries of the
  * thread's slot cache: the inline path of domains past the direct words.
  * NULL otherwise (the
  * slow path then finds the slot and moves it to the front). A cache entry
@@ -330,14 +330,11 @@ static KSYNC_ALWAYS_INLINE void ksync__srcu_unlock_store(struct ksync_srcu_struc
  * it set up (ksync__srcu_get_slot()), so its key is then seen as well; a
  * domain without direct words keeps its words in the slot (s->w == s->own).
  */
-static KSYNC_ALWAYS_INLINE unsigned long *ksync__srcu_far_words(const struct ksync_srcu_struct *ssp,
-								  unsigned long dkey)
+static KSYNC_ALWAYS_INLINE unsigned long *ksync__srcu_far_words(const struct ksync_srcu_struct *ssp)
 {
 	const struct ksync_srcu_tcache_ent *e = ksync_srcu_self.ent;
 	unsigned long key = ~KSYNC_READ_ONCE(ssp->id);
 
-	if (dkey) /* @dkey: the domain's key, as loaded by the caller */
-		return NULL;
 	if (ksync_likely(e[0].key == key))
 		return e[0].slot->own;
 	if (e[1].key == key)
@@ -366,14 +363,14 @@ static KSYNC_ALWAYS_INLINE int ksync_srcu_read_lock(struct ksync_srcu_struct *ss
 	unsigned long key = KSYNC_READ_ONCE(ssp->key);
 	/* Every section counts on the current index, nested or not (bit 1: fenced). */
 	unsigned long v = KSYNC_READ_ONCE(ssp->idx);
-	unsigned long *p = ksync__srcu_direct_word(key) + (v & 1);
-	unsigned long w = ksync__srcu_lock_value(*p);
+	unsigned long *p = ksync__srcu_direct_word(key), w;
 
-	if (ksync_unlikely(!w)) { /* first section of this thread, or no direct words */
-		p = ksync__srcu_far_words(ssp, key);
-		if (!p || !(w = ksync__srcu_lock_value(*(p += v & 1))))
-			return ksync__srcu_read_lock_slow(ssp);
-	}
+	if (ksync_unlikely(!key) && !(p = ksync__srcu_far_words(ssp))) /* past the direct words, or not set up */
+		return ksync__srcu_read_lock_slow(ssp);
+	p += v & 1;
+	w = ksync__srcu_lock_value(*p);
+	if (ksync_unlikely(!w)) /* this thread's first section of the domain */
+		return ksync__srcu_read_lock_slow(ssp);
 	ksync__srcu_lock_store(p, w, v); /* B */
 	return (int)(v & 1);
 }
@@ -396,7 +393,7 @@ static KSYNC_ALWAYS_INLINE int ksync_srcu_read_lock(struct ksync_srcu_struct *ss
 static KSYNC_ALWAYS_INLINE void ksync_srcu_read_unlock(struct ksync_srcu_struct *ssp, int idx)
 {
 	unsigned long key = KSYNC_READ_ONCE(ssp->key);
-	unsigned long *p, w;
+	unsigned long *p = ksync__srcu_direct_word(key), w;
 
 	/*
 	 * Misuse (an index that is not 0 or 1, no open section on it) goes out
@@ -407,14 +404,15 @@ static KSYNC_ALWAYS_INLINE void ksync_srcu_read_unlock(struct ksync_srcu_struct 
 		ksync__srcu_read_unlock_slow(ssp, idx);
 		return;
 	}
-	p = ksync__srcu_direct_word(key) + idx;
+	if (ksync_unlikely(!key) && !(p = ksync__srcu_far_words(ssp))) {
+		ksync__srcu_read_unlock_slow(ssp, idx);
+		return;
+	}
+	p += (unsigned)idx;
 	w = *p;
 	if (ksync_unlikely(!KSYNC__SRCU_BUSY(w))) {
-		p = ksync__srcu_far_words(ssp, key);
-		if (!p || !KSYNC__SRCU_BUSY(w = *(p += idx))) {
-			ksync__srcu_read_unlock_slow(ssp, idx);
-			return;
-		}
+		ksync__srcu_read_unlock_slow(ssp, idx);
+		return;
 	}
 	ksync__srcu_unlock_store(ssp, p, w - KSYNC__SRCU_ONE); /* C, W2 */
 }
@@ -445,14 +443,14 @@ static KSYNC_ALWAYS_INLINE struct ksync_srcu_ctr *ksync_srcu_read_lock_fast(stru
 {
 	unsigned long key = KSYNC_READ_ONCE(ssp->key);
 	unsigned long v = KSYNC_READ_ONCE(ssp->idx);
-	unsigned long *p = ksync__srcu_direct_word(key) + (v & 1);
-	unsigned long w = ksync__srcu_lock_value(*p);
+	unsigned long *p = ksync__srcu_direct_word(key), w;
 
-	if (ksync_unlikely(!w)) {
-		p = ksync__srcu_far_words(ssp, key);
-		if (!p || !(w = ksync__srcu_lock_value(*(p += v & 1))))
-			return ksync__srcu_read_lock_fast_slow(ssp);
-	}
+	if (ksync_unlikely(!key) && !(p = ksync__srcu_far_words(ssp)))
+		return ksync__srcu_read_lock_fast_slow(ssp);
+	p += v & 1;
+	w = ksync__srcu_lock_value(*p);
+	if (ksync_unlikely(!w))
+		return ksync__srcu_read_lock_fast_slow(ssp);
 	ksync__srcu_lock_store(p, w, v); /* B */
 	return (struct ksync_srcu_ctr *)p; /* the word of the section's index */
 }
