@@ -29,6 +29,11 @@
 //   poll_gp            (ksync) start_poll_synchronize + poll until done
 //   poll_done_cookie   (ksync) poll a cookie whose grace period has completed
 //
+// Read rows of ksync's other read paths (fx_ksync_fast.c): ksync_srcu_fast
+// (read, deref_read: ksync_srcu_read_lock_fast/unlock_fast), ksync_srcu_far
+// and ksync_srcu_far_fast (read: a domain past the direct words, classic and
+// fast form).
+//
 // Read-side loops are C (fixtures.h): an iteration is a batch of pairs, so
 // Google Benchmark's own loop costs once per batch. bare_read.c measures the
 // same pair with no framework at all.
