@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * bare_read.c - bench_bare_read: the read-side lock+unlock pair in a tight C
- * loop, no benchmark framework: ksync SRCU against liburcu urcu-memb (inline
- * fast paths, _LGPL_SOURCE), 1 and 2 threads by default.
+ * loop, no benchmark framework: ksync SRCU (classic and fast forms) against
+ * liburcu urcu-memb (inline fast paths, _LGPL_SOURCE), 1 and 2 threads by
+ * default; and both forms on a domain past the direct words (the 40th set
+ * up, through the per-thread slot cache): ksync_srcu_far, ksync_srcu_far_fast.
  *
  * Each thread registers (urcu) or takes its slot (ksync) outside the timed
  * part, waits at a barrier, then times --pairs million lock+unlock pairs with
@@ -11,7 +13,11 @@
  * both see the same machine noise) and the median repetition is reported,
  * with ksync / urcu-memb per thread count.
  *
- *   bench_bare_read [--pairs=M] [--reps=R] [--threads=1,2] [--json]
+ *   bench_bare_read [--pairs=M] [--reps=R] [--threads=1,2] [--clock=thread] [--json]
+ *
+ * --clock=thread times each thread with CLOCK_THREAD_CPUTIME_ID instead of
+ * CLOCK_MONOTONIC: on a machine shared with other work, time the thread
+ * spent preempted then does not count.
  *
  * Google Benchmark's per-iteration bookkeeping costs about as much as the
  * pair itself, so bench_srcu's read figures (batched, but still framework
@@ -31,17 +37,24 @@
 
 #define MAX_THREADS 64
 #define MAX_REPS 101
-#define NR_MODULES 2
+#define NR_MODULES 5
+#define URCU_MODULE 2 /* the peer every ratio is taken against */
+#define FAR_DOMAIN 40 /* the far domain is the 40th set up: past the 31 direct ones */
 
 static KSYNC_DEFINE_SRCU(bare_srcu);
+static struct ksync_srcu_struct bare_filler[FAR_DOMAIN - 2], bare_far;
 
-static const char *const module_name[NR_MODULES] = { "ksync_srcu", "urcu_memb" };
+static const char *const module_name[NR_MODULES] = { "ksync_srcu", "ksync_srcu_fast", "urcu_memb",
+						     "ksync_srcu_far", "ksync_srcu_far_fast" };
+
+/* CLOCK_MONOTONIC, or with --clock=thread each thread's CPU time (a loaded machine). */
+static clockid_t bench_clock = CLOCK_MONOTONIC;
 
 static double now_s(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(bench_clock, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -51,6 +64,46 @@ static __attribute__((noinline)) void loop_ksync(unsigned long n)
 		int idx = ksync_srcu_read_lock(&bare_srcu);
 		__asm__ __volatile__("" ::: "memory");
 		ksync_srcu_read_unlock(&bare_srcu, idx);
+	}
+}
+
+static __attribute__((noinline)) void loop_ksync_fast(unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++) {
+		struct ksync_srcu_ctr *tok = ksync_srcu_read_lock_fast(&bare_srcu);
+		__asm__ __volatile__("" ::: "memory");
+		ksync_srcu_read_unlock_fast(&bare_srcu, tok);
+	}
+}
+
+static __attribute__((noinline)) void loop_ksync_far(unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++) {
+		int idx = ksync_srcu_read_lock(&bare_far);
+		__asm__ __volatile__("" ::: "memory");
+		ksync_srcu_read_unlock(&bare_far, idx);
+	}
+}
+
+static __attribute__((noinline)) void loop_ksync_far_fast(unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++) {
+		struct ksync_srcu_ctr *tok = ksync_srcu_read_lock_fast(&bare_far);
+		__asm__ __volatile__("" ::: "memory");
+		ksync_srcu_read_unlock_fast(&bare_far, tok);
+	}
+}
+
+static void loop_urcu_memb(unsigned long n);
+
+static void loop_module(int module, unsigned long n)
+{
+	switch (module) {
+	case 0: loop_ksync(n); break;
+	case 1: loop_ksync_fast(n); break;
+	case 2: loop_urcu_memb(n); break;
+	case 3: loop_ksync_far(n); break;
+	default: loop_ksync_far_fast(n); break;
 	}
 }
 
@@ -81,18 +134,15 @@ static void *worker_main(void *arg)
 	struct run *r = w->run;
 	double t0, t1;
 
-	if (r->module == 0)
-		loop_ksync(1); /* the thread's slot, outside the timed part */
+	if (r->module != URCU_MODULE)
+		loop_module(r->module, 1); /* the thread's slot, outside the timed part */
 	else
 		urcu_memb_register_thread();
 	pthread_barrier_wait(&r->start);
 	t0 = now_s();
-	if (r->module == 0)
-		loop_ksync(r->pairs);
-	else
-		loop_urcu_memb(r->pairs);
+	loop_module(r->module, r->pairs);
 	t1 = now_s();
-	if (r->module == 1)
+	if (r->module == URCU_MODULE)
 		urcu_memb_unregister_thread();
 	r->ns[w->idx] = (t1 - t0) * 1e9 / (double)r->pairs;
 	return NULL;
@@ -131,7 +181,7 @@ static int cmp_double(const void *a, const void *b)
 
 static void usage(const char *argv0)
 {
-	fprintf(stderr, "usage: %s [--pairs=MILLIONS] [--reps=R] [--threads=1,2,...] [--json]\n", argv0);
+	fprintf(stderr, "usage: %s [--pairs=MILLIONS] [--reps=R] [--threads=1,2,...] [--clock=monotonic|thread] [--json]\n", argv0);
 	exit(2);
 }
 
@@ -156,6 +206,10 @@ int main(int argc, char **argv)
 				thr[nthr++] = (int)v;
 				s = *end == ',' ? end + 1 : end;
 			}
+		} else if (!strcmp(argv[i], "--clock=thread")) {
+			bench_clock = CLOCK_THREAD_CPUTIME_ID;
+		} else if (!strcmp(argv[i], "--clock=monotonic")) {
+			bench_clock = CLOCK_MONOTONIC;
 		} else if (!strcmp(argv[i], "--json")) {
 			json = 1;
 		} else {
@@ -172,9 +226,17 @@ int main(int argc, char **argv)
 	if (pairs < 1)
 		pairs = 1;
 
+	/* The direct words go to the first 31 domains set up: bare_srcu, the fillers. */
+	int idx = ksync_srcu_read_lock(&bare_srcu);
+	ksync_srcu_read_unlock(&bare_srcu, idx);
+	for (int i = 0; i < FAR_DOMAIN - 2; i++)
+		if (ksync_init_srcu_struct(&bare_filler[i]))
+			return 1;
+	if (ksync_init_srcu_struct(&bare_far))
+		return 1;
 	/* Warm-up: page in, spin the CPUs up, set up the domain and liburcu. */
-	run_once(0, 1, pairs / 10 + 1);
-	run_once(1, 1, pairs / 10 + 1);
+	for (int m = 0; m < NR_MODULES; m++)
+		run_once(m, 1, pairs / 10 + 1);
 	for (int r = 0; r < reps; r++)
 		for (int ti = 0; ti < nthr; ti++)
 			for (int m = 0; m < NR_MODULES; m++)
@@ -203,15 +265,22 @@ int main(int argc, char **argv)
 			}
 		printf("  ],\n  \"ratios\": [\n");
 		for (int ti = 0; ti < nthr; ti++)
-			printf("    {\"threads\": %d, \"ksync_over_urcu_memb\": %.4f}%s\n", thr[ti],
-			       med[0][ti] / med[1][ti], ti == nthr - 1 ? "" : ",");
+			printf("    {\"threads\": %d, \"ksync_over_urcu_memb\": %.4f, "
+			       "\"ksync_fast_over_urcu_memb\": %.4f, \"far_over_direct\": %.4f, "
+			       "\"far_fast_over_direct_fast\": %.4f}%s\n",
+			       thr[ti], med[0][ti] / med[URCU_MODULE][ti], med[1][ti] / med[URCU_MODULE][ti],
+			       med[3][ti] / med[0][ti], med[4][ti] / med[1][ti], ti == nthr - 1 ? "" : ",");
 		printf("  ]\n}\n");
 	} else {
 		printf("read lock+unlock pair, bare C loop, %lu pairs per thread, median of %d\n", pairs, reps);
-		printf("%8s %14s %14s %18s\n", "threads", "ksync ns/pair", "urcu ns/pair", "ksync/urcu-memb");
+		printf("ns/pair: %8s %9s %9s %9s %9s %9s | %11s %11s %10s %10s\n", "threads", "classic",
+		       "fast", "urcu", "far", "far_fast", "classic/urcu", "fast/urcu", "far/classic",
+		       "farf/fast");
 		for (int ti = 0; ti < nthr; ti++)
-			printf("%8d %14.3f %14.3f %17.2fx\n", thr[ti], med[0][ti], med[1][ti],
-			       med[0][ti] / med[1][ti]);
+			printf("         %8d %9.3f %9.3f %9.3f %9.3f %9.3f | %10.2fx %10.2fx %9.2fx %9.2fx\n",
+			       thr[ti], med[0][ti], med[1][ti], med[2][ti], med[3][ti], med[4][ti],
+			       med[0][ti] / med[2][ti], med[1][ti] / med[2][ti], med[3][ti] / med[0][ti],
+			       med[4][ti] / med[1][ti]);
 	}
 	return 0;
 }

@@ -30,6 +30,11 @@
 //   poll_gp            (ksync) start_poll_synchronize + poll until done
 //   poll_done_cookie   (ksync) poll a cookie whose grace period has completed
 //
+// Read rows of ksync's other read paths (fx_ksync_fast.c): ksync_srcu_fast
+// (read, deref_read: ksync_srcu_read_lock_fast/unlock_fast), ksync_srcu_far
+// and ksync_srcu_far_fast (read: a domain past the direct words, classic and
+// fast form).
+//
 // Read-side loops are C (fixtures.h): an iteration is a batch of pairs, so
 // Google Benchmark's own loop costs once per batch. bare_read.c measures the
 // same pair with no framework at all.
@@ -38,6 +43,7 @@
 // and readers:R (default: the number of CPUs, at least 2).
 #include "bench_main.h"
 #include "fixtures.h"
+#include "fx_ksync_fast.h"
 
 #include <benchmark/benchmark.h>
 
@@ -126,6 +132,41 @@ void bm_deref_read(benchmark::State &st, const bench_ops *m)
 	m->thread_end();
 	benchmark::DoNotOptimize(sum);
 	st.SetItemsProcessed(static_cast<int64_t>(st.iterations()));
+}
+
+// The read rows of ksync SRCU's fast form (ksync_srcu_fast/read, /deref_read)
+// and of a domain past the direct words (ksync_srcu_far/read,
+// ksync_srcu_far_fast/read), beside the modules' rows above.
+void bm_plain_read(benchmark::State &st, void (*reads)(unsigned long))
+{
+	while (st.KeepRunningBatch(kReadBatch))
+		reads(kReadBatch);
+	st.SetItemsProcessed(static_cast<int64_t>(st.iterations()));
+}
+
+void bm_fast_deref_read(benchmark::State &st)
+{
+	long sum = 0;
+	while (st.KeepRunningBatch(kReadBatch))
+		sum += bench_ksync_fast_deref_reads(kReadBatch);
+	benchmark::DoNotOptimize(sum);
+	st.SetItemsProcessed(static_cast<int64_t>(st.iterations()));
+}
+
+void register_fast_reads()
+{
+	benchmark::RegisterBenchmark("ksync_srcu_fast/read", bm_plain_read, bench_ksync_fast_reads)
+		->ThreadRange(1, g_max_threads)
+		->UseRealTime();
+	benchmark::RegisterBenchmark("ksync_srcu_fast/deref_read", bm_fast_deref_read)
+		->ThreadRange(1, g_max_threads)
+		->UseRealTime();
+	benchmark::RegisterBenchmark("ksync_srcu_far/read", bm_plain_read, bench_ksync_far_reads)
+		->ThreadRange(1, g_max_threads)
+		->UseRealTime();
+	benchmark::RegisterBenchmark("ksync_srcu_far_fast/read", bm_plain_read, bench_ksync_far_fast_reads)
+		->ThreadRange(1, g_max_threads)
+		->UseRealTime();
 }
 
 // ---- grace periods -------------------------------------------------------
@@ -289,6 +330,7 @@ void register_all()
 		benchmark::RegisterBenchmark(name(m, "deref_read").c_str(), bm_deref_read, m)
 			->ThreadRange(1, g_max_threads)
 			->UseRealTime();
+	register_fast_reads();
 	for (const bench_ops *m : kModules)
 		if (m->synchronize)
 			benchmark::RegisterBenchmark(name(m, "sync_idle").c_str(), bm_sync_bystander, m, false)

@@ -15,6 +15,7 @@ if(KSYNC_HAVE_URCU)
       SOURCES ${CMAKE_CURRENT_LIST_DIR}/bench_srcu.cc
               ${CMAKE_CURRENT_LIST_DIR}/fx_common.c
               ${CMAKE_CURRENT_LIST_DIR}/fx_ksync.c
+              ${CMAKE_CURRENT_LIST_DIR}/fx_ksync_fast.c
               ${CMAKE_CURRENT_LIST_DIR}/fx_urcu_memb.c
               ${CMAKE_CURRENT_LIST_DIR}/fx_urcu_qsbr.c
               ${CMAKE_CURRENT_LIST_DIR}/fx_urcu_bp.c

@@ -72,6 +72,7 @@
 #include <ksync/rcupdate.h>
 
 #include <stdbool.h>
+#include <stdint.h>
 
 KSYNC_EXTERN_C_BEGIN
 
@@ -252,6 +253,11 @@ KSYNC_SRCU_API KSYNC_NOINLINE void ksync__srcu_read_unlock_slow(struct ksync_src
 KSYNC_SRCU_API KSYNC_NOINLINE void ksync__srcu_wake_gp(struct ksync_srcu_struct *ssp);
 KSYNC_SRCU_API bool ksync__srcu_shared_unlock(struct ksync_srcu_struct *ssp, int idx);
 KSYNC_SRCU_API int ksync__srcu_self_inside(const struct ksync_srcu_struct *ssp);
+KSYNC_SRCU_API KSYNC_NOINLINE struct ksync_srcu_ctr *ksync__srcu_read_lock_fast_slow(struct ksync_srcu_struct *ssp);
+KSYNC_SRCU_API KSYNC_NOINLINE void ksync__srcu_read_unlock_fast_slow(struct ksync_srcu_struct *ssp,
+								      struct ksync_srcu_ctr *tok);
+KSYNC_SRCU_API int ksync__srcu_token_index(const struct ksync_srcu_struct *ssp,
+					   const struct ksync_srcu_ctr *tok);
 
 KSYNC_EXTERN_C_END
 
@@ -262,6 +268,79 @@ KSYNC_EXTERN_C_BEGIN
 
 /* ------------------------------------------------------------------------ */
 /* Read side                                                                */
+
+/*
+ * The value of the slot word @w of the current index after one more lock,
+ * when the inline path can take it: the word is registered (an outermost
+ * section: a constant; nested: one more). 0 when it is not registered (the
+ * thread's first section of the domain, or a domain past the direct words):
+ * the slow path then registers it.
+ */
+static KSYNC_ALWAYS_INLINE unsigned long ksync__srcu_lock_value(unsigned long w)
+{
+	if (ksync_likely(w == KSYNC__SRCU_REG)) { /* registered, none open on this index */
+		KSYNC_TEST_POINT(SRCU_READ_LOCK); /* the straggler window */
+		return KSYNC__SRCU_REG + KSYNC__SRCU_ONE;
+	}
+	if (ksync_likely(w > KSYNC__SRCU_REG)) /* nested */
+		return w + KSYNC__SRCU_ONE;
+	return 0;
+}
+
+/* Store a lock's word value @w at @p, in the mode of @v, and barrier B. */
+static KSYNC_ALWAYS_INLINE void ksync__srcu_lock_store(unsigned long *p, unsigned long w, unsigned long v)
+{
+	if (ksync_unlikely(v & 2)) {
+		ksync_smp_store_release(p, w); /* release for TSan's sake (see C) */
+		ksync_smp_mb(); /* B: pairs with M0 in ksync__srcu_gp_wait_readers() (fenced mode) */
+	} else {
+		KSYNC_WRITE_ONCE(*p, w);
+		ksync_barrier(); /* B: membarrier M0 promotes this to a full barrier */
+	}
+}
+
+/* Store an unlock's word value @w at @p (barrier C), and wake a sleeping grace period (W2). */
+static KSYNC_ALWAYS_INLINE void ksync__srcu_unlock_store(struct ksync_srcu_struct *ssp,
+							 unsigned long *p, unsigned long w)
+{
+#if KSYNC__SRCU_TSO
+	/* C: on TSO a compiler barrier and a store are a release, in both modes */
+	ksync_barrier();
+	KSYNC_WRITE_ONCE(*p, w);
+#else
+	if (KSYNC_READ_ONCE(ssp->idx) & 2) {
+		/* C: release, pairs with the acquire loads of ksync__srcu_drained() */
+		ksync_smp_store_release(p, w);
+	} else {
+		/* C: the grace period's membarriers stand for the reader's barrier */
+		ksync_barrier();
+		KSYNC_WRITE_ONCE(*p, w);
+	}
+#endif
+	ksync__srcu_unlock_wake(ssp); /* W2: a sleeping grace period (impl/srcu_read.h) */
+}
+
+/*
+ * This thread's words of @ssp (index 0, then 1), for a domain without direct
+ * words (key 0), when its slot is one of the two most recent entries of the
+ * thread's slot cache: the inline path of domains past the direct words.
+ * NULL otherwise (the
+ * slow path then finds the slot and moves it to the front). A cache entry
+ * of the domain exists only once this thread has set the domain up or seen
+ * it set up (ksync__srcu_get_slot()), so its key is then seen as well; a
+ * domain without direct words keeps its words in the slot (s->w == s->own).
+ */
+static KSYNC_ALWAYS_INLINE unsigned long *ksync__srcu_far_words(const struct ksync_srcu_struct *ssp)
+{
+	const struct ksync_srcu_tcache_ent *e = ksync_srcu_self.ent;
+	unsigned long key = ~KSYNC_READ_ONCE(ssp->id);
+
+	if (ksync_likely(e[0].key == key))
+		return e[0].slot->own;
+	if (e[1].key == key)
+		return e[1].slot->own;
+	return NULL;
+}
 
 /**
  * ksync_srcu_read_lock() - enter a read section of @ssp.
@@ -281,25 +360,18 @@ KSYNC_EXTERN_C_BEGIN
 static KSYNC_ALWAYS_INLINE int ksync_srcu_read_lock(struct ksync_srcu_struct *ssp)
 {
 	/* This thread's direct words of the domain: no lookup (0 and unregistered: slow path). */
-	unsigned long *p = ksync__srcu_direct_word(KSYNC_READ_ONCE(ssp->key));
-	unsigned long w = *p;
+	unsigned long key = KSYNC_READ_ONCE(ssp->key);
 	/* Every section counts on the current index, nested or not (bit 1: fenced). */
 	unsigned long v = KSYNC_READ_ONCE(ssp->idx);
-	if (ksync_likely(w + w == 2 * KSYNC__SRCU_REG)) { /* registered, none open */
-		KSYNC_TEST_POINT(SRCU_READ_LOCK); /* the straggler window */
-		w = KSYNC__SRCU_IDX(v & 1) | (KSYNC__SRCU_REG + KSYNC__SRCU_ONE);
-	} else if (ksync_likely(KSYNC__SRCU_INSIDE(w, v & 1))) { /* nested */
-		w += KSYNC__SRCU_ONE;
-	} else { /* first section of this thread, no direct words, or after a flip */
+	unsigned long *p = ksync__srcu_direct_word(key), w;
+
+	if (ksync_unlikely(!key) && !(p = ksync__srcu_far_words(ssp))) /* past the direct words, or not set up */
 		return ksync__srcu_read_lock_slow(ssp);
-	}
-	if (v & 2) {
-		ksync_smp_store_release(p, w); /* release for TSan's sake (see C) */
-		ksync_smp_mb(); /* B: pairs with M0 in ksync__srcu_gp_wait_readers() (fenced mode) */
-	} else {
-		KSYNC_WRITE_ONCE(*p, w);
-		ksync_barrier(); /* B: membarrier M0 promotes this to a full barrier */
-	}
+	p += v & 1;
+	w = ksync__srcu_lock_value(*p);
+	if (ksync_unlikely(!w)) /* this thread's first section of the domain */
+		return ksync__srcu_read_lock_slow(ssp);
+	ksync__srcu_lock_store(p, w, v); /* B */
 	return (int)(v & 1);
 }
 
@@ -320,32 +392,104 @@ static KSYNC_ALWAYS_INLINE int ksync_srcu_read_lock(struct ksync_srcu_struct *ss
  */
 static KSYNC_ALWAYS_INLINE void ksync_srcu_read_unlock(struct ksync_srcu_struct *ssp, int idx)
 {
-	unsigned long *p = ksync__srcu_direct_word(KSYNC_READ_ONCE(ssp->key));
-	unsigned long w = *p;
+	unsigned long key = KSYNC_READ_ONCE(ssp->key);
+	unsigned long *p = ksync__srcu_direct_word(key), w;
 
 	/*
-	 * Misuse (no open section, another index, an index that is not 0 or
-	 * 1: KSYNC__SRCU_INSIDE() reads only bit 0) and alt go out of line.
+	 * Misuse (an index that is not 0 or 1, no open section on it) goes out
+	 * of line; domains past the direct words go through the thread's
+	 * recent slots.
 	 */
-	if (ksync_unlikely((unsigned)idx > 1 || !KSYNC__SRCU_INSIDE(w, idx))) {
+	if (ksync_unlikely((unsigned)idx > 1)) {
 		ksync__srcu_read_unlock_slow(ssp, idx);
 		return;
 	}
-#if KSYNC__SRCU_TSO
-	/* C: on TSO a compiler barrier and a store are a release, in both modes */
-	ksync_barrier();
-	KSYNC_WRITE_ONCE(*p, w - KSYNC__SRCU_ONE);
-#else
-	if (KSYNC_READ_ONCE(ssp->idx) & 2) {
-		/* C: release, pairs with the acquire loads of ksync__srcu_drained() */
-		ksync_smp_store_release(p, w - KSYNC__SRCU_ONE);
-	} else {
-		/* C: the grace period's membarriers stand for the reader's barrier */
-		ksync_barrier();
-		KSYNC_WRITE_ONCE(*p, w - KSYNC__SRCU_ONE);
+	if (ksync_unlikely(!key) && !(p = ksync__srcu_far_words(ssp))) {
+		ksync__srcu_read_unlock_slow(ssp, idx);
+		return;
+	}
+	p += (unsigned)idx;
+	w = *p;
+	if (ksync_unlikely(!KSYNC__SRCU_BUSY(w))) {
+		ksync__srcu_read_unlock_slow(ssp, idx);
+		return;
+	}
+	ksync__srcu_unlock_store(ssp, p, w - KSYNC__SRCU_ONE); /* C, W2 */
+}
+
+/**
+ * ksync_srcu_read_lock_fast() - enter a read section of @ssp, for an unlock
+ * that needs no lookup.
+ * @ssp: the domain
+ *
+ * The kernel's srcu_read_lock_fast() (v6.15): the same section as
+ * ksync_srcu_read_lock()'s, with the same guarantees and rules (it nests,
+ * may block or sleep, must end on this thread), but the token it returns
+ * points at the thread's counter word that counts the section, so that
+ * ksync_srcu_read_unlock_fast() neither looks the domain's words up nor
+ * turns an index into a word. Both forms may be used on one domain, by one
+ * thread, nested in each other in any order (unlike the kernel, which warns
+ * when one srcu_struct sees both flavours): each section ends with the
+ * unlock of its own form. Callable from any thread, with no registration;
+ * nothing is asked of the updater (the grace period does not tell the forms
+ * apart).
+ *
+ * Ordering: as ksync_srcu_read_lock().
+ *
+ * Return: the token to pass to ksync_srcu_read_unlock_fast() on this thread
+ * (opaque; never NULL).
+ */
+static KSYNC_ALWAYS_INLINE struct ksync_srcu_ctr *ksync_srcu_read_lock_fast(struct ksync_srcu_struct *ssp)
+{
+	unsigned long key = KSYNC_READ_ONCE(ssp->key);
+	unsigned long v = KSYNC_READ_ONCE(ssp->idx);
+	unsigned long *p = ksync__srcu_direct_word(key), w;
+
+	if (ksync_unlikely(!key) && !(p = ksync__srcu_far_words(ssp)))
+		return ksync__srcu_read_lock_fast_slow(ssp);
+	p += v & 1;
+	w = ksync__srcu_lock_value(*p);
+	if (ksync_unlikely(!w))
+		return ksync__srcu_read_lock_fast_slow(ssp);
+	ksync__srcu_lock_store(p, w, v); /* B */
+	return (struct ksync_srcu_ctr *)p; /* the word of the section's index */
+}
+
+/**
+ * ksync_srcu_read_unlock_fast() - leave a section begun by
+ * ksync_srcu_read_lock_fast().
+ * @ssp: the domain
+ * @tok: what the matching ksync_srcu_read_lock_fast() returned, on this thread
+ *
+ * One load and one store of the word @tok names (the thread's word of the
+ * section's index: both forms count a section of index i in the same word,
+ * so they mix freely), and the check that the word counts a section.
+ * An unlock with no open section of the token's index on this thread is
+ * reported (file and line) and ignored, as for ksync_srcu_read_unlock().
+ * KSYNC_DEBUG builds also check that @tok is one of this thread's words of
+ * @ssp (a token of another domain or thread is reported and ignored); other
+ * builds do not look, and such a token then ends a section it does not own.
+ *
+ * Ordering: as ksync_srcu_read_unlock() (barrier C, then the wake-up W2).
+ */
+static KSYNC_ALWAYS_INLINE void ksync_srcu_read_unlock_fast(struct ksync_srcu_struct *ssp,
+							    struct ksync_srcu_ctr *tok)
+{
+	unsigned long *p = (unsigned long *)tok;
+	unsigned long w;
+
+#ifdef KSYNC_DEBUG
+	if (ksync__srcu_token_index(ssp, tok) < 0) {
+		ksync__srcu_read_unlock_fast_slow(ssp, tok); /* reports it */
+		return;
 	}
 #endif
-	ksync__srcu_unlock_wake(ssp); /* W2: a sleeping grace period (impl/srcu_read.h) */
+	w = *p;
+	if (ksync_unlikely(!KSYNC__SRCU_BUSY(w))) { /* misuse, or a section in the shared counters */
+		ksync__srcu_read_unlock_fast_slow(ssp, tok);
+		return;
+	}
+	ksync__srcu_unlock_store(ssp, p, w - KSYNC__SRCU_ONE); /* C, W2 */
 }
 
 /**
@@ -382,6 +526,47 @@ static inline void ksync_srcu_up_read(struct ksync_srcu_struct *ssp, int idx)
 	/* C: fully ordered cmpxchg, pairs with the acquire sums of ksync__srcu_drained() */
 	if (!ksync__srcu_shared_unlock(ssp, idx))
 		KSYNC_WARN_ONCE(1, "ksync_srcu_up_read(): no srcu_down_read() section holds this index");
+	else
+		ksync__srcu_unlock_wake(ssp); /* W2 */
+}
+
+/**
+ * ksync_srcu_down_read_fast() - ksync_srcu_down_read() with a pointer token.
+ * @ssp: the domain
+ *
+ * The kernel's srcu_down_read_fast(): a section that may end on another
+ * thread, through ksync_srcu_up_read_fast(). ksync's fast words belong to one
+ * thread and are written with plain stores, so a section that ends elsewhere
+ * cannot count in them: it counts in the domain's shared counters, as
+ * ksync_srcu_down_read() does, at the same cost (a locked read-modify-write);
+ * the token is the address of the counter.
+ *
+ * Return: the token to pass to ksync_srcu_up_read_fast() (on any thread).
+ */
+static inline struct ksync_srcu_ctr *ksync_srcu_down_read_fast(struct ksync_srcu_struct *ssp)
+{
+	return (struct ksync_srcu_ctr *)&ssp->shared.lock[ksync_srcu_down_read(ssp)];
+}
+
+/**
+ * ksync_srcu_up_read_fast() - end a section begun by ksync_srcu_down_read_fast().
+ * @ssp: the domain
+ * @tok: what ksync_srcu_down_read_fast() returned (on any thread)
+ *
+ * A token that is not one of @ssp's shared counters, or one with no open
+ * section, is reported (file and line) and ignored.
+ * Ordering: as ksync_srcu_up_read().
+ */
+static inline void ksync_srcu_up_read_fast(struct ksync_srcu_struct *ssp, struct ksync_srcu_ctr *tok)
+{
+	uintptr_t d = (uintptr_t)tok - (uintptr_t)&ssp->shared.lock[0];
+
+	if (KSYNC_WARN_ONCE(d != 0 && d != sizeof(unsigned long),
+			    "ksync_srcu_up_read_fast(): not a token of this domain's srcu_down_read_fast()"))
+		return;
+	/* C: fully ordered cmpxchg, pairs with the acquire sums of ksync__srcu_drained() */
+	if (!ksync__srcu_shared_unlock(ssp, (int)(d / sizeof(unsigned long))))
+		KSYNC_WARN_ONCE(1, "ksync_srcu_up_read_fast(): no srcu_down_read_fast() section holds this token");
 	else
 		ksync__srcu_unlock_wake(ssp); /* W2 */
 }

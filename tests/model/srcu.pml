@@ -4,9 +4,12 @@
  * srcu.pml - Promela model of ksync SRCU (include/ksync/impl/srcu_read.h, srcu_gp.h):
  * the membarrier-mode read side and the grace period, on a TSO machine.
  *
- * Readers: load the index i, store 2|i to their slot word (depth 1 on
- * index i), load the protected pointer (a version number), maybe nest a
- * second section (store 4|i, then 2|i), use the version, store i (depth 0).
+ * Readers: load the index i, store depth 1 to their slot word of index i,
+ * load the protected pointer (a version number), maybe nest a second
+ * section (depth 2, then 1), use the version, store depth 0. A slot has one
+ * word per index (ksync_srcu_words.ctr[i]), and ksync_srcu_read_lock_fast()
+ * sections count in the same words as ksync_srcu_read_lock() ones (its
+ * token is the word's address), so one model covers both forms.
  * Reader stores go through a FIFO store buffer that a flusher drains at any
  * time (TSO: a reader's data load may pass its own buffered lock store). The
  * reader has no barrier at all; membarrier() drains every buffer at once
@@ -16,8 +19,8 @@
  * M0 = membarrier; wait until the inactive index drains; flip the index (a
  * buffered store of its own, committed at any later time); wait until the
  * old index drains; M_end (drain its buffer); then free the old version. A
- * scan reads the slot words one per step while readers run; index i has
- * drained when no word shows depth > 0 on i. (The shared counters of
+ * scan reads the slot words of index i one per step while readers run;
+ * index i has drained when none shows depth > 0. (The shared counters of
  * srcu_down_read are not modelled: fully ordered RMWs, the kernel's scheme.)
  * The safety property: no reader uses a version after it was freed.
  *
@@ -28,15 +31,15 @@
  * The updater's stores (the removal, the flip) are buffered too; its full
  * barriers (M0, M_end) drain them.
  *
- * Two slot words (spin -DALTW=1, run with -DNSEC=1 to keep it small): a
- * nested lock loads the index again and, when it was flipped since the
- * outermost lock, counts in the slot's second word (alt) on the new index;
+ * Nested locks on the current index (spin -DALTW=1, run with -DNSEC=1 to
+ * keep it small): a nested lock loads the index again and, when it was
+ * flipped since the outermost lock, counts in the word of the new index;
  * the outer section may then end first (sections overlapping hand over
- * hand). Scans check both words.
+ * hand).
  *
  * Mutants (spin -DMUTANT=n): 1 skips the first wait, 2 the second wait, 3 M0,
- * 4 (with -DFENCED=1) the reader's barrier B, 5 (with -DALTW=1) scans that
- * ignore the alt word. Each must produce an assertion violation; the model
+ * 4 (with -DFENCED=1) the reader's barrier B, 5 scans that read the word of
+ * the other index. Each must produce an assertion violation; the model
  * without MUTANT must not, in either mode, with one or two slot words.
  * tests/model/srcu_model.sh checks all of this.
  */
@@ -57,24 +60,27 @@
 #ifndef ALTW
 #define ALTW 0
 #endif
-#define ALT 8		/* store-buffer tag: the value goes to the slot's second word */
+#define W1 8		/* store-buffer tag: the value goes to the word of index 1 */
 
 byte idx = 0;		/* committed index */
 byte pend_idx = NONE;	/* updater's buffered flip */
 byte pend_ver = NONE;	/* updater's buffered removal (publication of a version) */
-byte w[NR];		/* slot words: 2 * depth + index */
-byte a[NR];		/* second slot words (alt), same encoding */
+byte w0[NR];		/* slot words of index 0: the depth on it */
+byte w1[NR];		/* slot words of index 1 */
 byte ver = 0;		/* the published version */
 bool freed[NGP + 1];
-chan sb[NR] = [2] of { byte };	/* reader store buffers: values for w[r] */
+chan sb[NR] = [2] of { byte };	/* reader store buffers: W1 * index + depth */
 
 inline commit(r) {
 	sb[r]?c;
 	if
-	:: c >= ALT -> a[r] = c - ALT
-	:: else -> w[r] = c
+	:: c >= W1 -> w1[r] = c - W1
+	:: else -> w0[r] = c
 	fi
 }
+
+/* The reader's store of depth @d to its word of index @k (buffered). */
+#define STORE(r, k, d) sb[r]!(W1 * (k) + (d))
 
 /* The updater's own full barrier: drain its buffer (removal before flip). */
 inline updater_mb() {
@@ -99,16 +105,12 @@ inline membarrier() {
 	}
 }
 
-/* ok = index i has drained: one slot word per step */
+/* ok = index i has drained: one slot word per step (mutant 5: the wrong word) */
 inline scan(i) {
 	ok = true;
-	if :: w[0] >= 2 && (w[0] & 1) == i -> ok = false :: else -> skip fi;
-	if :: w[1] >= 2 && (w[1] & 1) == i -> ok = false :: else -> skip fi
-#if ALTW
-	;
-	if :: MUTANT != 5 && a[0] >= 2 && (a[0] & 1) == i -> ok = false :: else -> skip fi;
-	if :: MUTANT != 5 && a[1] >= 2 && (a[1] & 1) == i -> ok = false :: else -> skip fi
-#endif
+	k = (MUTANT == 5 -> 1 - i : i);
+	if :: (k == 0 && w0[0] > 0) || (k == 1 && w1[0] > 0) -> ok = false :: else -> skip fi;
+	if :: (k == 0 && w0[1] > 0) || (k == 1 && w1[1] > 0) -> ok = false :: else -> skip fi
 }
 
 inline wait_idx(i) {
@@ -126,7 +128,7 @@ proctype reader(byte r; byte nsec) {
 	do
 	:: n < nsec ->
 		i = idx;		/* the reader's own load; may stall here */
-		sb[r]!(2 | i);		/* outermost lock (buffered) */
+		STORE(r, i, 1);		/* outermost lock (buffered) */
 		if
 		:: FENCED && MUTANT != 4 -> empty(sb[r])	/* B: smp_mb */
 		:: else -> skip
@@ -134,42 +136,42 @@ proctype reader(byte r; byte nsec) {
 		v = ver;		/* may pass the buffered lock store */
 #if !ALTW
 		if
-		:: sb[r]!(4 | i);	/* nested lock and unlock */
+		:: STORE(r, i, 2);	/* nested lock and unlock */
 		   assert(!freed[ver]);
-		   sb[r]!(2 | i)
+		   STORE(r, i, 1)
 		:: skip
 		fi;
 		assert(!freed[v]);	/* the section uses version v */
-		sb[r]!i;		/* outermost unlock: depth 0 (buffered) */
+		STORE(r, i, 0);		/* outermost unlock: depth 0 (buffered) */
 #else
 		outer = true;
 		if
 		:: j = idx;		/* a nested lock counts on the current index */
 		   if
 		   :: j == i ->
-			sb[r]!(4 | i);
+			STORE(r, i, 2);
 			assert(!freed[ver]);
-			sb[r]!(2 | i)
-		   :: else ->		/* flipped since the outer lock: the alt word */
-			sb[r]!(ALT + (2 | j));
+			STORE(r, i, 1)
+		   :: else ->		/* flipped since the outer lock: the word of j */
+			STORE(r, j, 1);
 			if
 			:: FENCED && MUTANT != 4 -> empty(sb[r])	/* B */
 			:: else -> skip
 			fi;
 			v2 = ver;	/* the inner section's load */
 			if		/* hand over hand: the outer section may end first */
-			:: assert(!freed[v]); sb[r]!i; outer = false
+			:: assert(!freed[v]); STORE(r, i, 0); outer = false
 			:: skip
 			fi;
 			assert(!freed[v2]);
-			sb[r]!(ALT + j)
+			STORE(r, j, 0)
 		   fi
 		:: skip
 		fi;
 		if
 		:: outer ->
 			assert(!freed[v]);
-			sb[r]!i
+			STORE(r, i, 0)
 		:: else -> skip
 		fi;
 #endif
@@ -189,7 +191,7 @@ end:	do
 }
 
 proctype updater() {
-	byte g = 1, cur, c;
+	byte g = 1, cur, c, k;
 	bool ok;
 	do
 	:: g <= NGP ->

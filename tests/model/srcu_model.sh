@@ -3,9 +3,9 @@
 # Check the Promela model of ksync SRCU exhaustively with spin, in membarrier
 # and fenced mode, and check that each mutant (grace period without its first
 # wait, without its second wait, without M0; fenced reader without its barrier;
-# scans that ignore the slot's second word) is rejected. The two-word runs
-# (-DALTW=1: nested locks on the current index, sections overlapping hand over
-# hand) use one section per reader to stay small. Exits non-zero if the model fails or a mutant passes.
+# scans that read the other index's word) is rejected. The -DALTW=1 runs
+# (nested locks on the current index, sections overlapping hand over hand)
+# use one section per reader to stay small. Exits non-zero if the model fails or a mutant passes.
 #   usage: srcu_model.sh path/to/srcu.pml [workdir]
 set -u
 pml=${1:?usage: srcu_model.sh srcu.pml [workdir]}

@@ -50,6 +50,23 @@ static void idle_delay_hook(void)
 #include "ktest.h"
 #include "srcu_peek.h"
 
+/*
+ * The read form of the forced-schedule tests: built with KT_FAST
+ * (srcu_regression_fast*), their sections are ksync_srcu_read_lock_fast()
+ * ones; the tests of the classic form's index contract stay classic.
+ * Two sections of one thread are on the same index exactly when their
+ * handles are equal (a fast token names the thread's word of the index).
+ */
+#ifdef KT_FAST
+typedef struct ksync_srcu_ctr *rt_sec;
+#define RT_LOCK(ssp) ksync_srcu_read_lock_fast(ssp)
+#define RT_UNLOCK(ssp, s) ksync_srcu_read_unlock_fast(ssp, s)
+#else
+typedef int rt_sec;
+#define RT_LOCK(ssp) ksync_srcu_read_lock(ssp)
+#define RT_UNLOCK(ssp, s) ksync_srcu_read_unlock(ssp, s)
+#endif
+
 struct syncer {
 	struct ksync_srcu_struct *ssp;
 	int done;
@@ -122,19 +139,19 @@ static void *hand_over_hand(void *p)
 {
 	struct walker *w = (struct walker *)p;
 	double end = ktest_now() + 10.0;
-	int prev = ksync_srcu_read_lock(w->ssp);
+	rt_sec prev = RT_LOCK(w->ssp);
 	__atomic_store_n(&w->started, 1, __ATOMIC_SEQ_CST);
 	unsigned long n = 0;
 	while (!__atomic_load_n(&w->stop, __ATOMIC_SEQ_CST)) {
-		int next = ksync_srcu_read_lock(w->ssp);
-		ksync_srcu_read_unlock(w->ssp, prev);
+		rt_sec next = RT_LOCK(w->ssp);
+		RT_UNLOCK(w->ssp, prev);
 		prev = next;
 		if ((++n & 1023) == 0 && ktest_now() > end) {
 			w->capped = 1;
 			break;
 		}
 	}
-	ksync_srcu_read_unlock(w->ssp, prev);
+	RT_UNLOCK(w->ssp, prev);
 	KCHECK(!ksync_srcu_read_lock_held(w->ssp));
 	return NULL;
 }
@@ -173,31 +190,112 @@ KTEST(overlapping_sections_across_flips)
 	struct ksync_srcu_struct ss;
 	ksync_init_srcu_struct(&ss);
 	unsigned long w0 = ksync_warn_count;
-	int a = ksync_srcu_read_lock(&ss);
-	int b = ksync_srcu_read_lock(&ss);
+	rt_sec a = RT_LOCK(&ss);
+	rt_sec b = RT_LOCK(&ss);
 	KCHECK_EQ(a, b);
 	kt_srcu_flip(&ss);
-	int c = ksync_srcu_read_lock(&ss);
-	int d = ksync_srcu_read_lock(&ss);
+	rt_sec c = RT_LOCK(&ss);
+	rt_sec d = RT_LOCK(&ss);
 	KCHECK(c != a); /* counted on the current index, not the outermost's */
 	KCHECK_EQ(c, d);
-	ksync_srcu_read_unlock(&ss, a);
-	ksync_srcu_read_unlock(&ss, b); /* a's index is free again */
+	RT_UNLOCK(&ss, a);
+	RT_UNLOCK(&ss, b); /* a's index is free again */
 	KCHECK(ksync_srcu_read_lock_held(&ss));
-	int e = ksync_srcu_read_lock(&ss); /* on c's index too */
+	rt_sec e = RT_LOCK(&ss); /* on c's index too */
 	KCHECK_EQ(e, c);
 	kt_srcu_flip(&ss);
-	int f = ksync_srcu_read_lock(&ss); /* every word busy on the other index */
+	rt_sec f = RT_LOCK(&ss); /* back on a's index, while it has sections of c's open */
 	KCHECK_EQ(f, a);
-	ksync_srcu_read_unlock(&ss, c);
-	ksync_srcu_read_unlock(&ss, e);
+	RT_UNLOCK(&ss, c);
+	RT_UNLOCK(&ss, e);
 	KCHECK(ksync_srcu_read_lock_held(&ss));
-	ksync_srcu_read_unlock(&ss, f);
+	RT_UNLOCK(&ss, f);
 	KCHECK(ksync_srcu_read_lock_held(&ss));
-	ksync_srcu_read_unlock(&ss, d);
+	RT_UNLOCK(&ss, d);
 	KCHECK(!ksync_srcu_read_lock_held(&ss));
 	KCHECK_EQ(ksync_warn_count, w0);
 	ksync_synchronize_srcu(&ss); /* nothing left inside */
+	ksync_cleanup_srcu_struct(&ss);
+}
+
+/*
+ * Both forms on one thread across two flips. With the slot's former two
+ * words (ctr and alt, each carrying its index), this schedule made a later
+ * lock merge alt's count into ctr and start alt afresh on the new index: a
+ * fast token naming alt would then have ended the new section (the grace
+ * period no longer waiting for it) and left the old one counted. With one
+ * word per index a token's word never changes index.
+ */
+KTEST(mixed_forms_overlapping_across_two_flips)
+{
+	struct ksync_srcu_struct ss;
+	ksync_init_srcu_struct(&ss);
+	unsigned long w0 = ksync_warn_count;
+	struct ksync_srcu_ctr *f1 = ksync_srcu_read_lock_fast(&ss);
+	kt_srcu_flip(&ss);
+	struct ksync_srcu_ctr *f2 = ksync_srcu_read_lock_fast(&ss); /* the new index */
+	KCHECK(f2 != f1);
+	ksync_srcu_read_unlock_fast(&ss, f1);
+	struct ksync_srcu_ctr *f3 = ksync_srcu_read_lock_fast(&ss);
+	KCHECK(f3 == f2);
+	kt_srcu_flip(&ss);
+	int c = ksync_srcu_read_lock(&ss); /* f1's index again, f2 and f3 still open */
+	ksync_srcu_read_unlock_fast(&ss, f2);
+	ksync_srcu_read_unlock_fast(&ss, f3);
+	KCHECK(ksync_srcu_read_lock_held(&ss)); /* c is open */
+
+	struct syncer s = { &ss, 0 };
+	pthread_t t;
+	pthread_create(&t, NULL, syncer_main, &s);
+	kt_sleep_ms(50);
+	/* c is still open: the grace period must wait for it. */
+	KCHECK_EQ(__atomic_load_n(&s.done, __ATOMIC_SEQ_CST), 0);
+	ksync_srcu_read_unlock(&ss, c);
+	pthread_join(t, NULL);
+	KCHECK_EQ(s.done, 1);
+	KCHECK(!ksync_srcu_read_lock_held(&ss));
+	KCHECK_EQ(ksync_warn_count, w0);
+	ksync_cleanup_srcu_struct(&ss);
+}
+
+/*
+ * Fast-form misuse: an unbalanced unlock is reported and ends nothing (not
+ * an open section of the thread, nor a down_read one); in KSYNC_DEBUG builds
+ * a token of another domain is reported and ignored too.
+ */
+KTEST(fast_unlock_misuse_is_reported_and_ends_nothing)
+{
+	struct ksync_srcu_struct ss, other;
+	ksync_init_srcu_struct(&ss);
+	ksync_init_srcu_struct(&other);
+	int down = ksync_srcu_down_read(&ss);
+	struct ksync_srcu_ctr *outer = ksync_srcu_read_lock_fast(&ss);
+	struct ksync_srcu_ctr *inner = ksync_srcu_read_lock_fast(&ss);
+	ksync_srcu_read_unlock_fast(&ss, inner);
+	unsigned long w0 = ksync_warn_count;
+#ifdef KSYNC_DEBUG
+	struct ksync_srcu_ctr *o = ksync_srcu_read_lock_fast(&other);
+	ksync_srcu_read_unlock_fast(&ss, o); /* misuse: another domain's token */
+	KCHECK(ksync_warn_count > w0);
+	KCHECK(ksync_srcu_read_lock_held(&other));
+	ksync_srcu_read_unlock_fast(&other, o);
+	w0 = ksync_warn_count;
+#endif
+	ksync_srcu_read_unlock_fast(&ss, outer);
+	KCHECK(!ksync_srcu_read_lock_held(&ss));
+	ksync_srcu_read_unlock_fast(&ss, outer); /* misuse: no section open on it */
+	KCHECK(ksync_warn_count > w0);
+
+	struct syncer s = { &ss, 0 };
+	pthread_t t;
+	pthread_create(&t, NULL, syncer_main, &s);
+	kt_sleep_ms(50);
+	/* The down_read section is still open: the grace period must wait. */
+	KCHECK_EQ(__atomic_load_n(&s.done, __ATOMIC_SEQ_CST), 0);
+	ksync_srcu_up_read(&ss, down);
+	pthread_join(t, NULL);
+	KCHECK_EQ(s.done, 1);
+	ksync_cleanup_srcu_struct(&other);
 	ksync_cleanup_srcu_struct(&ss);
 }
 
@@ -216,11 +314,11 @@ static void *reuse_reader(void *p)
 	(void)p;
 	for (int phase = 0; phase < 3; phase++) {
 		KT_POLL_UNTIL(__atomic_load_n(&reuse_phase, __ATOMIC_SEQ_CST) == 2 * phase);
-		int i = ksync_srcu_read_lock(&reuse_dyn);
-		int j = ksync_srcu_read_lock(&reuse_static);
+		rt_sec i = RT_LOCK(&reuse_dyn);
+		rt_sec j = RT_LOCK(&reuse_static);
 		KCHECK(ksync_srcu_read_lock_held(&reuse_dyn));
-		ksync_srcu_read_unlock(&reuse_static, j);
-		ksync_srcu_read_unlock(&reuse_dyn, i);
+		RT_UNLOCK(&reuse_static, j);
+		RT_UNLOCK(&reuse_dyn, i);
 		__atomic_store_n(&reuse_phase, 2 * phase + 1, __ATOMIC_SEQ_CST);
 	}
 	/* Stay alive (exit detaches the slots) until the last count is done. */
@@ -258,8 +356,8 @@ KTEST(domain_reinit_at_same_address)
 static void *exit_inside(void *p)
 {
 	struct ksync_srcu_struct *ssp = (struct ksync_srcu_struct *)p;
-	(void)ksync_srcu_read_lock(ssp);
-	(void)ksync_srcu_read_lock(ssp);
+	(void)RT_LOCK(ssp);
+	(void)RT_LOCK(ssp);
 	return NULL;
 }
 
@@ -387,12 +485,12 @@ static void *idle_reader(void *arg)
 	(void)arg;
 	while (!__atomic_load_n(&idle_reader_go, __ATOMIC_SEQ_CST))
 		kt_sleep_ms(1);
-	int idx = ksync_srcu_read_lock(&idle_ss); /* its first: registers the slot */
+	rt_sec idx = RT_LOCK(&idle_ss); /* its first: registers the slot */
 	__atomic_store_n(&idle_reader_inside, 1, __ATOMIC_SEQ_CST);
 	kt_sleep_ms(50);
 	if (__atomic_load_n(&idle_sync_returned, __ATOMIC_SEQ_CST))
 		idle_bad = 1; /* the grace period ended while this section was open */
-	ksync_srcu_read_unlock(&idle_ss, idx);
+	RT_UNLOCK(&idle_ss, idx);
 	return NULL;
 }
 
@@ -449,11 +547,11 @@ static void *cancel_reader(void *arg)
 	(void)arg;
 	while (!__atomic_load_n(&idle_reader_go, __ATOMIC_SEQ_CST))
 		kt_sleep_ms(1);
-	int idx = ksync_srcu_read_lock(&cancel_ss);
+	rt_sec idx = RT_LOCK(&cancel_ss);
 	__atomic_store_n(&idle_reader_inside, 1, __ATOMIC_SEQ_CST);
 	while (!__atomic_load_n(&cancel_reader_leave, __ATOMIC_SEQ_CST))
 		kt_sleep_ms(1);
-	ksync_srcu_read_unlock(&cancel_ss, idx);
+	RT_UNLOCK(&cancel_ss, idx);
 	/* Alive, so its slot keeps the domain off the idle path. */
 	while (!__atomic_load_n(&cancel_reader_exit, __ATOMIC_SEQ_CST))
 		kt_sleep_ms(1);

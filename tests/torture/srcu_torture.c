@@ -19,6 +19,10 @@
  * still end), both domains at once, sleeping, and down_read on one thread
  * with up_read on another.
  *
+ * Built with KT_FAST=1 the readers' sections take either form at random
+ * (ksync_srcu_read_lock() or ksync_srcu_read_lock_fast()), with KT_FAST=2
+ * only the fast form (see kt_lock()).
+ *
  * It prints reads, grace periods, callbacks and errors. Built with
  * KSYNC_PLANT_SRCU_SKIP_FIRST_WAIT or _SECOND_WAIT (the mutation check) it
  * expects errors instead.
@@ -126,13 +130,48 @@ static void kt_check(const struct kt_elem *e)
 
 /* ---- readers ---- */
 
+/*
+ * A read section of either form. Built with KT_FAST=1, each lock picks
+ * ksync_srcu_read_lock() or ksync_srcu_read_lock_fast() at random (so both
+ * forms mix on one domain, nested in each other and overlapping in every
+ * order); with KT_FAST=2 every section is of the fast form; otherwise every
+ * section is classic.
+ */
+#ifndef KT_FAST
+#define KT_FAST 0
+#endif
+struct kt_sec {
+	struct ksync_srcu_ctr *tok; /* the fast form's token, or NULL */
+	int idx;		     /* the classic form's index */
+};
+static __thread unsigned int kt_form_seed = 0x2545f491u;
+
+static struct kt_sec kt_lock(struct ksync_srcu_struct *ssp)
+{
+	struct kt_sec s = { NULL, -1 };
+
+	if (KT_FAST == 2 || (KT_FAST == 1 && (kt_lcg(&kt_form_seed) & 0x100)))
+		s.tok = ksync_srcu_read_lock_fast(ssp);
+	else
+		s.idx = ksync_srcu_read_lock(ssp);
+	return s;
+}
+
+static void kt_unlock(struct ksync_srcu_struct *ssp, struct kt_sec s)
+{
+	if (s.tok)
+		ksync_srcu_read_unlock_fast(ssp, s.tok);
+	else
+		ksync_srcu_read_unlock(ssp, s.idx);
+}
+
 static void *kt_reader_plain(void *arg)
 {
 	unsigned int seed = (unsigned int)(uintptr_t)arg;
 	unsigned long n = 0;
 	kt_delay_on = seed == 1; /* reader 1 stalls now and then, reader 2 never */
 	while (!kt_stopped()) {
-		int idx = ksync_srcu_read_lock(&kt_a);
+		struct kt_sec idx = kt_lock(&kt_a);
 		struct kt_elem *e = ksync_srcu_dereference(kt_pa, &kt_a);
 		struct kt_elem *c = ksync_srcu_dereference(kt_pc, &kt_a);
 		kt_check(e);
@@ -140,7 +179,7 @@ static void *kt_reader_plain(void *arg)
 			ksync_cpu_relax();
 		kt_check(e);
 		kt_check(c);
-		ksync_srcu_read_unlock(&kt_a, idx);
+		kt_unlock(&kt_a, idx);
 		n++;
 	}
 	kt_count(&kt_reads, n);
@@ -153,9 +192,9 @@ static void *kt_reader_churn(void *arg)
 	unsigned long n = 0;
 	(void)arg;
 	for (int k = 0; k < 2000 && !kt_stopped(); k++) {
-		int idx = ksync_srcu_read_lock(&kt_a);
+		struct kt_sec idx = kt_lock(&kt_a);
 		kt_check(ksync_srcu_dereference(kt_pa, &kt_a));
-		ksync_srcu_read_unlock(&kt_a, idx);
+		kt_unlock(&kt_a, idx);
 		n++;
 	}
 	kt_count(&kt_reads, n);
@@ -168,22 +207,22 @@ static void *kt_reader_nested(void *arg)
 	unsigned long n = 0;
 	kt_delay_on = 1;
 	while (!kt_stopped()) {
-		int i1 = ksync_srcu_read_lock(&kt_a);
+		struct kt_sec i1 = kt_lock(&kt_a);
 		struct kt_elem *e = ksync_srcu_dereference(kt_pa, &kt_a);
-		int i2 = ksync_srcu_read_lock(&kt_a);
+		struct kt_sec i2 = kt_lock(&kt_a);
 		struct kt_elem *c = ksync_srcu_dereference(kt_pc, &kt_a);
 		for (unsigned int i = kt_lcg(&seed) % 64; i; i--)
 			ksync_cpu_relax();
 		if (kt_lcg(&seed) & 1) {
-			ksync_srcu_read_unlock(&kt_a, i2);
+			kt_unlock(&kt_a, i2);
 			kt_check(c); /* still protected by the outer section */
 			kt_check(e);
-			ksync_srcu_read_unlock(&kt_a, i1);
+			kt_unlock(&kt_a, i1);
 		} else { /* overlapping: the outer section ends first */
 			kt_check(e);
-			ksync_srcu_read_unlock(&kt_a, i1);
+			kt_unlock(&kt_a, i1);
 			kt_check(c); /* still protected by the inner section */
-			ksync_srcu_read_unlock(&kt_a, i2);
+			kt_unlock(&kt_a, i2);
 		}
 		n++;
 	}
@@ -202,16 +241,16 @@ static void *kt_reader_hand_over_hand(void *arg)
 	unsigned int seed = (unsigned int)(uintptr_t)arg;
 	unsigned long n = 0;
 	kt_delay_on = 1;
-	int prev = ksync_srcu_read_lock(&kt_a);
+	struct kt_sec prev = kt_lock(&kt_a);
 	struct kt_elem *pe = ksync_srcu_dereference(kt_pa, &kt_a);
 	while (!kt_stopped()) {
-		int next = ksync_srcu_read_lock(&kt_a);
+		struct kt_sec next = kt_lock(&kt_a);
 		struct kt_elem *ne = (n & 1) ? ksync_srcu_dereference(kt_pa, &kt_a)
 					     : ksync_srcu_dereference(kt_pc, &kt_a);
 		for (unsigned int i = kt_lcg(&seed) % 64; i; i--)
 			ksync_cpu_relax();
 		kt_check(pe);
-		ksync_srcu_read_unlock(&kt_a, prev);
+		kt_unlock(&kt_a, prev);
 		kt_check(ne);
 		prev = next;
 		pe = ne;
@@ -220,7 +259,7 @@ static void *kt_reader_hand_over_hand(void *arg)
 		n++;
 	}
 	kt_check(pe);
-	ksync_srcu_read_unlock(&kt_a, prev);
+	kt_unlock(&kt_a, prev);
 	kt_count(&kt_reads, n);
 	return NULL;
 }
@@ -231,16 +270,16 @@ static void *kt_reader_two_domains(void *arg)
 	unsigned long n = 0;
 	kt_delay_on = 1;
 	while (!kt_stopped()) {
-		int ib = ksync_srcu_read_lock(&kt_b);
-		int ia = ksync_srcu_read_lock(&kt_a);
+		struct kt_sec ib = kt_lock(&kt_b);
+		struct kt_sec ia = kt_lock(&kt_a);
 		struct kt_elem *b = ksync_srcu_dereference(kt_pb, &kt_b);
 		struct kt_elem *a = ksync_srcu_dereference(kt_pa, &kt_a);
 		for (unsigned int i = kt_lcg(&seed) % 64; i; i--)
 			ksync_cpu_relax();
 		kt_check(a);
-		ksync_srcu_read_unlock(&kt_a, ia);
+		kt_unlock(&kt_a, ia);
 		kt_check(b); /* domain B still held */
-		ksync_srcu_read_unlock(&kt_b, ib);
+		kt_unlock(&kt_b, ib);
 		n++;
 	}
 	kt_count(&kt_reads, n);
@@ -255,12 +294,12 @@ static void *kt_reader_sleeping(void *arg)
 	while (!kt_stopped()) {
 		bool use_b = kt_lcg(&seed) & 1;
 		struct ksync_srcu_struct *ssp = use_b ? &kt_b : &kt_a;
-		int idx = ksync_srcu_read_lock(ssp);
+		struct kt_sec idx = kt_lock(ssp);
 		struct kt_elem *e = use_b ? ksync_srcu_dereference(kt_pb, ssp)
 					  : ksync_srcu_dereference(kt_pa, ssp);
 		kt_sleep_us(50 + kt_lcg(&seed) % 500);
 		kt_check(e);
-		ksync_srcu_read_unlock(ssp, idx);
+		kt_unlock(ssp, idx);
 		n++;
 	}
 	kt_count(&kt_reads, n);

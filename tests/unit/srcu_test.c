@@ -439,6 +439,20 @@ KTEST(kernel_spellings)
 	srcu_read_unlock(&kss, idx);
 	idx = srcu_down_read(&dyn);
 	srcu_up_read(&dyn, idx);
+	struct srcu_ctr __percpu *scp = srcu_read_lock_fast(&kss);
+	KCHECK(scp != NULL);
+	KCHECK(srcu_read_lock_held(&kss));
+	idx = srcu_read_lock(&kss); /* the forms nest in each other */
+	srcu_read_unlock_fast(&kss, scp);
+	KCHECK(srcu_read_lock_held(&kss));
+	srcu_read_unlock(&kss, idx);
+	KCHECK(!srcu_read_lock_held(&kss));
+	scp = srcu_down_read_fast(&dyn);
+	KCHECK(!srcu_read_lock_held(&dyn)); /* a down_read section belongs to no thread */
+	srcu_up_read_fast(&dyn, scp);
+	unsigned long wc = ksync_warn_count;
+	srcu_up_read_fast(&dyn, scp); /* misuse: no section open on it */
+	KCHECK(ksync_warn_count > wc);
 	synchronize_srcu(&kss);
 	synchronize_srcu_expedited(&dyn);
 	unsigned long c = get_state_synchronize_srcu(&dyn);

@@ -20,9 +20,8 @@
  * a reader R and the point P at which M0's barrier hits R's thread (fenced
  * mode: the store-buffering pattern of B against M0). If R's lock store
  * precedes P, it is visible to every scan after M0, and the scan sees it or
- * a later value of R's word, which shows the word inside i until every
- * section counted in it has ended (a merge moves alt's count into ctr only
- * while ctr is inside the same index): R is waited for. Otherwise R's lock store, and so every access of
+ * a later value of R's word, which stays busy until every section counted in
+ * it has ended (a word counts sections of one index only): R is waited for. Otherwise R's lock store, and so every access of
  * R's section (after B), follows P, which follows everything the updater
  * did before M0 (the removal): R cannot obtain the removed object. A reader
  * that sees the index flipped by this grace period is in the second case
@@ -55,10 +54,11 @@
  *
  * The Promela model tests/model/srcu.pml checks this argument on TSO
  * in both modes (store buffers, membarrier as a drain of all of them, scans
- * interleaved with readers, stragglers), with one slot word and with two
- * (ALTW: a nested lock after a flip goes to alt, the outer section may end
- * first), and rejects five mutants: no first wait, no second wait, no M0, a
- * fenced reader without B, and scans that ignore alt.
+ * interleaved with readers, stragglers), with one word per index (ALTW: a
+ * nested lock loads the index again and, after a flip, counts in the word
+ * of the new index; the outer section may end first), and rejects five
+ * mutants: no first wait, no second wait, no M0, a fenced reader without B,
+ * and scans that read the word of the other index.
  *
  * Sharing. gp_seq = 2 * completed + (1 while a grace period runs). A caller
  * takes a cookie (the seq value at which a grace period that starts after its
@@ -117,9 +117,8 @@ static KSYNC_UNUSED bool ksync__srcu_drained(struct ksync_srcu_struct *ssp, int 
 	drained = ksync__srcu_shared_drained(ssp, idx);
 	ksync_list_for_each(pos, &ssp->slots) {
 		struct ksync_srcu_slot *s = ksync_list_entry(pos, struct ksync_srcu_slot, dnode);
-		unsigned long w = ksync_smp_load_acquire(&s->w[0]); /* pairs with C */
-		unsigned long a = ksync_smp_load_acquire(&s->w[1]); /* pairs with C */
-		if (KSYNC__SRCU_INSIDE(w, idx) || KSYNC__SRCU_INSIDE(a, idx))
+		/* the slot's word of index @idx; pairs with C */
+		if (KSYNC__SRCU_BUSY(ksync_smp_load_acquire(&s->w[idx])))
 			drained = false;
 	}
 	pthread_mutex_unlock(&ssp->lock);

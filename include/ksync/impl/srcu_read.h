@@ -5,27 +5,22 @@
  * THEORY OF OPERATION (the read side; the grace periods' half is in
  * impl/srcu_gp.h)
  *
- * Slots. Each (thread, domain) pair has a slot with two words, ctr and alt.
- * A word is 0 until the slot is on the domain's list; then it holds
- * REG (1), plus ONE (2) per open ksync_srcu_read_lock() section of the
- * thread counted in it, plus in its top bit the index i they count on; it is
- * "inside index i" while it counts a section and its top bit is i (one
- * signed compare of word ^ IDX(i), see KSYNC__SRCU_INSIDE). Every lock,
- * nested or not, counts on the current index i = ssp->idx & 1 (as the
- * kernel's per-index counters do): in ctr when ctr is free (REG: store
- * IDX(i) | REG + ONE, a value that does not depend on a previous load) or
- * already on i (ctr + ONE); otherwise ctr still counts sections begun before
- * a flip and the lock goes to alt the same way. Should alt be busy on that
- * old index too (ctr drained and refilled on the old index before a second
- * flip), alt's count is first added to ctr, which stays inside the old index
- * throughout, and alt starts afresh on i. An unlock takes ONE off the word
- * that is inside the index it names. Hence sections that overlap hand over
- * hand move to the new index after a flip, and cannot hold off a grace
- * period forever (with one word that stayed on its outermost section's
- * index, they did). Only the owner writes the words, with plain stores.
- * Sections with no owner (srcu_down_read / srcu_up_read, and readers whose
- * slot allocation failed) count in the domain's shared lock[i]/unlock[i]
- * with fully ordered read-modify-writes.
+ * Slots. Each (thread, domain) pair has a slot with one word per index:
+ * word i is 0 until the slot is on the domain's list; then it holds REG (1)
+ * plus ONE (2) per open section of the thread counted on index i. Every
+ * lock, nested or not, counts on the current index i = ssp->idx & 1 (as the
+ * kernel's per-index counters do), in word i: an outermost one stores the
+ * constant REG + ONE (a value that does not depend on a previous load), a
+ * nested one adds ONE. An unlock takes ONE off the word of the index its
+ * lock returned (ksync_srcu_read_unlock()), or off the word its token names
+ * (ksync_srcu_read_unlock_fast(): the token is that word's address), so the
+ * two forms count alike and mix in any order. Sections that overlap hand
+ * over hand move to the new index after a flip, and cannot hold off a grace
+ * period forever; a word never changes index, so a token stays valid for
+ * its section's lifetime. Only the owner writes the words, with plain
+ * stores. Sections with no owner (srcu_down_read / srcu_up_read, and readers
+ * whose slot allocation failed) count in the domain's shared
+ * lock[i]/unlock[i] with fully ordered read-modify-writes.
  *
  * Where the words are. The read side finds them with no lookup: a domain
  * set up while one of KSYNC_SRCU_DIRECT - 1 entries is free owns entry k of
@@ -161,7 +156,7 @@ static KSYNC_UNUSED struct ksync_srcu_slot *ksync__srcu_get_slot(struct ksync_sr
 	 * only this domain uses entry k, and cleanup clears it.
 	 */
 	unsigned long k = ssp->key / sizeof(struct ksync_srcu_words);
-	s->w = (k && t->state == KSYNC__SRCU_THREAD_ARMED) ? &t->words[k].ctr : s->own;
+	s->w = (k && t->state == KSYNC__SRCU_THREAD_ARMED) ? t->words[k].ctr : s->own;
 	ksync__mutex_lock(&ssp->lock);
 	ksync_list_add(&s->dnode, &ssp->slots);
 	ksync_ulong_store(&ssp->nr_slots, ssp->nr_slots + 1);
@@ -183,37 +178,21 @@ static KSYNC_UNUSED struct ksync_srcu_slot *ksync__srcu_get_slot(struct ksync_sr
 }
 
 /*
- * A lock on @idx in this thread's slot @s (see "Slots"): in ctr when it is
- * free or already on @idx; else in alt, merging alt into ctr first if alt is
- * busy on the other index too. The read side's slow path.
+ * A lock on @idx in this thread's slot @s (see "Slots"), in the slot's word
+ * of @idx. The read side's slow path. Returns the word (a
+ * ksync_srcu_read_lock_fast() token).
  */
-static KSYNC_UNUSED int ksync__srcu_slot_lock(struct ksync_srcu_slot *s, unsigned long id, int idx)
+static KSYNC_UNUSED unsigned long *ksync__srcu_slot_lock(struct ksync_srcu_slot *s, unsigned long id, int idx)
 {
-	const unsigned long fresh = KSYNC__SRCU_IDX(idx) | (KSYNC__SRCU_REG + KSYNC__SRCU_ONE);
-	unsigned long *p = &s->w[0], w = *p;
-	if (!KSYNC__SRCU_BUSY(w)) {
-		w = fresh;
-	} else if (KSYNC__SRCU_INSIDE(w, idx)) {
-		w += KSYNC__SRCU_ONE;
-	} else {
-		unsigned long a = s->w[1];
-		p = &s->w[1];
-		if (!KSYNC__SRCU_BUSY(a)) {
-			w = fresh;
-		} else if (KSYNC__SRCU_INSIDE(a, idx)) {
-			w = a + KSYNC__SRCU_ONE;
-		} else {
-			/* ctr and alt both inside !idx: ctr takes alt's count, stays inside. */
-			KSYNC__SRCU_STORE_WORD(id, &s->w[0], w + KSYNC__SRCU_COUNT(a) - KSYNC__SRCU_REG);
-			w = fresh;
-		}
-	}
+	unsigned long *p = &s->w[idx], w = *p;
+
+	w = KSYNC__SRCU_BUSY(w) ? w + KSYNC__SRCU_ONE : KSYNC__SRCU_REG + KSYNC__SRCU_ONE;
 	KSYNC__SRCU_STORE_WORD(id, p, w);
 	if (id & 1)
 		ksync_smp_mb(); /* B: pairs with M0 in ksync__srcu_gp_wait_readers() */
 	else
 		ksync_barrier(); /* B: promoted by membarrier M0 */
-	return idx;
+	return p;
 }
 
 /*
@@ -291,7 +270,12 @@ static KSYNC_ALWAYS_INLINE struct ksync_srcu_slot *ksync__srcu_recent_slot(unsig
 	return e[1].key == ~id ? e[1].slot : NULL;
 }
 
-KSYNC_SRCU_API KSYNC_NOINLINE int ksync__srcu_read_lock_slow(struct ksync_srcu_struct *ssp)
+/*
+ * The slow path of both lock forms: counts one section of @ssp on the
+ * current index, stores that index in *@idxp and returns the slot word that
+ * counts it, or NULL when the section went to the shared counters (no slot).
+ */
+static KSYNC_UNUSED unsigned long *ksync__srcu_lock_any(struct ksync_srcu_struct *ssp, int *idxp)
 {
 	unsigned long id = KSYNC_READ_ONCE(ssp->id);
 	struct ksync_srcu_slot *s = ksync__srcu_recent_slot(id);
@@ -302,13 +286,39 @@ KSYNC_SRCU_API KSYNC_NOINLINE int ksync__srcu_read_lock_slow(struct ksync_srcu_s
 	}
 	int idx = (int)(KSYNC_READ_ONCE(ssp->idx) & 1);
 
+	*idxp = idx;
 	if (!s) {
 		/* B: fully ordered RMW, pairs with M0 */
 		(void)ksync_ulong_fetch_add(&ssp->shared.lock[idx], 1);
 		ksync__srcu_shared_count(id, 1); /* lets this thread's unlocks reach the shared slot */
-		return idx;
+		return NULL;
 	}
 	return ksync__srcu_slot_lock(s, id, idx);
+}
+
+KSYNC_SRCU_API KSYNC_NOINLINE int ksync__srcu_read_lock_slow(struct ksync_srcu_struct *ssp)
+{
+	int idx;
+
+	(void)ksync__srcu_lock_any(ssp, &idx);
+	return idx;
+}
+
+/*
+ * ksync_srcu_read_lock_fast()'s slow path. A section counted in the shared
+ * counters gets a token naming the word of its index in entry 0 of the
+ * direct words, which is never registered and so stays 0: its unlock fails
+ * the inline check and comes here, where ksync__srcu_read_unlock_slow()
+ * finds the shared count.
+ */
+KSYNC_SRCU_API KSYNC_NOINLINE struct ksync_srcu_ctr *ksync__srcu_read_lock_fast_slow(struct ksync_srcu_struct *ssp)
+{
+	int idx;
+	unsigned long *p = ksync__srcu_lock_any(ssp, &idx);
+
+	if (!p)
+		p = &ksync_srcu_self.words[0].ctr[idx];
+	return (struct ksync_srcu_ctr *)p;
 }
 
 /*
@@ -339,16 +349,13 @@ KSYNC_SRCU_API KSYNC_NOINLINE void ksync__srcu_read_unlock_slow(struct ksync_src
 
 	if (!s)
 		s = ksync__srcu_get_slot(ssp, false);
-	for (int k = 0; s && k < 2; k++) {
-		unsigned long *p = &s->w[k];
-		unsigned long w = *p;
-		if (KSYNC__SRCU_INSIDE(w, idx)) {
-			if (!(id & 1))
-				ksync_barrier(); /* C: promoted by membarrier */
-			KSYNC__SRCU_STORE_WORD(id, p, w - KSYNC__SRCU_ONE); /* C: release in fenced mode */
-			ksync__srcu_unlock_wake(ssp); /* W2 */
-			return;
-		}
+	if (s && KSYNC__SRCU_BUSY(s->w[idx])) {
+		unsigned long *p = &s->w[idx];
+		if (!(id & 1))
+			ksync_barrier(); /* C: promoted by membarrier */
+		KSYNC__SRCU_STORE_WORD(id, p, *p - KSYNC__SRCU_ONE); /* C: release in fenced mode */
+		ksync__srcu_unlock_wake(ssp); /* W2 */
+		return;
 	}
 	/*
 	 * A section counted in the shared slot (out of memory at lock time)?
@@ -363,6 +370,52 @@ KSYNC_SRCU_API KSYNC_NOINLINE void ksync__srcu_read_unlock_slow(struct ksync_src
 	}
 	KSYNC_WARN_ONCE(1, "ksync_srcu_read_unlock(): index not returned by a "
 			   "ksync_srcu_read_lock() of this thread; ignored");
+}
+
+/*
+ * The index of the token @tok when it is one of this thread's words of @ssp
+ * (its direct words, its slot's words, or entry 0's, the token of a section
+ * in the shared counters); -1 otherwise. KSYNC_DEBUG builds check every
+ * ksync_srcu_read_unlock_fast() with it.
+ */
+KSYNC_SRCU_API int ksync__srcu_token_index(const struct ksync_srcu_struct *ssp,
+					   const struct ksync_srcu_ctr *tok)
+{
+	const unsigned long *p = (const unsigned long *)tok;
+	unsigned long id = KSYNC_READ_ONCE(ssp->id);
+	const unsigned long *d = ksync__srcu_direct_word(KSYNC_READ_ONCE(ssp->key));
+	const unsigned long *z = ksync_srcu_self.words[0].ctr;
+
+	if (p == z || p == z + 1)
+		return (int)(p - z);
+	if (d != z && (p == d || p == d + 1))
+		return (int)(p - d);
+	const struct ksync_srcu_slot *s = id ? ksync__srcu_cached_slot(id) : NULL;
+	if (!s && id)
+		for (s = ksync_srcu_self.slots; s && s->id != id; s = s->tnext)
+			;
+	return s && (p == s->w || p == s->w + 1) ? (int)(p - s->w) : -1;
+}
+
+/*
+ * ksync_srcu_read_unlock_fast()'s slow path: misuse (a token of another
+ * domain or thread, an unbalanced unlock), a section in the shared
+ * counters. Once the token is known to be this thread's word of index i,
+ * the unlock is the classic form's of index i: both count in the same word.
+ */
+KSYNC_SRCU_API KSYNC_NOINLINE void ksync__srcu_read_unlock_fast_slow(struct ksync_srcu_struct *ssp,
+								      struct ksync_srcu_ctr *tok)
+{
+	int idx = ksync__srcu_token_index(ssp, tok);
+
+	if (KSYNC_WARN_ONCE(idx < 0, "ksync_srcu_read_unlock_fast(): token of another domain or thread; ignored"))
+		return;
+	if (KSYNC_WARN_ONCE(!KSYNC__SRCU_BUSY(*(const unsigned long *)tok) &&
+				    !ksync__srcu_shared_depth(KSYNC_READ_ONCE(ssp->id)),
+			    "ksync_srcu_read_unlock_fast(): no open section of this thread holds "
+			    "this token; ignored"))
+		return;
+	ksync__srcu_read_unlock_slow(ssp, idx);
 }
 
 /* Is this thread inside a ksync_srcu_read_lock() section of @ssp? */

@@ -89,37 +89,28 @@ enum ksync__srcu_membarrier {
 #define KSYNC_SRCU_FENCED 0x1u
 
 /*
- * Slot words (internal). A word is 0 while no domain's list holds it (the
- * read side then takes its slow path, which registers it); once registered
- * it is KSYNC__SRCU_REG, plus KSYNC__SRCU_ONE per open section counted in it,
- * plus in its top bit (KSYNC__SRCU_IDX()) the index those sections count on.
- * Only the owning thread writes it; the grace period reads it. The index in
- * the top bit makes "inside index i" one signed compare of the word xor
- * KSYNC__SRCU_IDX(i), and "registered, no section" one add and compare.
+ * Slot words (internal). A (thread, domain) pair has one word per index: word
+ * i counts the thread's open sections on index i. A word is 0 while no
+ * domain's list holds it (the read side then takes its slow path, which
+ * registers it); once registered it is KSYNC__SRCU_REG plus KSYNC__SRCU_ONE
+ * per open section counted in it. Only the owning thread writes it; the
+ * grace period reads it. "Registered, no section" is one compare, so that
+ * an outermost lock stores a constant (a value that does not depend on the
+ * word's previous load); a ksync_srcu_read_lock_fast() token is the word's
+ * address.
  */
 #define KSYNC__SRCU_REG 1UL
 #define KSYNC__SRCU_ONE 2UL
-#define KSYNC__SRCU_IDX(idx) ((unsigned long)(idx) << (sizeof(unsigned long) * 8 - 1))
 
-/* The word @w without its index bit: REG + ONE * sections once registered. */
-#define KSYNC__SRCU_COUNT(w) (((w) << 1) >> 1)
-
-/* Is the word @w inside index @idx: does it count an open section on it? */
-#define KSYNC__SRCU_INSIDE(w, idx) ((long)((w) ^ KSYNC__SRCU_IDX(idx)) > (long)KSYNC__SRCU_REG)
-
-/* Does the word @w count an open section, on either index? */
-#define KSYNC__SRCU_BUSY(w) (KSYNC__SRCU_COUNT(w) > KSYNC__SRCU_REG)
+/* Does the word @w count an open section? */
+#define KSYNC__SRCU_BUSY(w) ((w) > KSYNC__SRCU_REG)
 
 /*
- * struct ksync_srcu_words - a (thread, domain) pair's two words.
- * @ctr: the thread's sections of the domain.
- * @alt: sections begun on the other index while @ctr still counts sections
- * of the index before a flip (overlapping sections, see "Slots" in
- * impl/srcu_read.h).
+ * struct ksync_srcu_words - a (thread, domain) pair's words.
+ * @ctr: ctr[i] counts the thread's sections of the domain on index i.
  */
 struct ksync_srcu_words {
-	unsigned long ctr;
-	unsigned long alt;
+	unsigned long ctr[2];
 };
 
 /*
@@ -133,8 +124,8 @@ struct ksync_srcu_words {
 /*
  * struct ksync_srcu_slot - one thread's registration with one domain
  * (internal): its place on the domain's list, and where its words are.
- * @w: the words, ctr then alt: the owner's direct TLS entry of the domain
- * (ksync_srcu_thread.words), or @own.
+ * @w: the words, index 0 then 1: the owner's direct TLS entry of the
+ * domain (ksync_srcu_thread.words), or @own.
  */
 struct ksync_srcu_slot {
 	unsigned long *w;
@@ -144,6 +135,15 @@ struct ksync_srcu_slot {
 	struct ksync_list_head dnode;	  /* on ssp->slots, under ssp->lock */
 	struct ksync_srcu_slot *tnext;	  /* the owner's list of slots */
 } KSYNC_CACHELINE_ALIGNED;
+
+/*
+ * struct ksync_srcu_ctr - what a ksync_srcu_read_lock_fast() token points at
+ * (never defined: tokens are opaque). A token is the address of the slot
+ * word its section is counted in (the word of its index);
+ * ksync_srcu_down_read_fast()'s is the address of the domain's shared lock
+ * counter of its index.
+ */
+struct ksync_srcu_ctr;
 
 /* Entries of the per-thread slot cache. */
 #define KSYNC_SRCU_TCACHE 4

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * <ksync/linux/srcu.h> - the kernel's <linux/srcu.h> spellings on ksync.
- * struct srcu_struct, srcu_read_lock() & co., guard(srcu).
+ * struct srcu_struct, srcu_read_lock() & co., srcu_read_lock_fast() & co.,
+ * guard(srcu).
  * Includable alone; with -I<prefix>/include/ksync on the compiler's path a
  * port keeps its own `#include <linux/srcu.h>` line (see docs/porting.md).
  */
@@ -20,6 +21,19 @@
 #define srcu_read_unlock ksync_srcu_read_unlock
 #define srcu_down_read ksync_srcu_down_read
 #define srcu_up_read ksync_srcu_up_read
+/*
+ * The fast form (v6.15): the token is a struct srcu_ctr pointer, as in the
+ * kernel (there __percpu; here the thread's counter word). The *_fast_updown
+ * names of later kernels are not provided.
+ */
+#define srcu_ctr ksync_srcu_ctr
+#ifndef __percpu
+#define __percpu /* the kernel's address-space marker: nothing in userspace */
+#endif
+#define srcu_read_lock_fast ksync_srcu_read_lock_fast
+#define srcu_read_unlock_fast ksync_srcu_read_unlock_fast
+#define srcu_down_read_fast ksync_srcu_down_read_fast
+#define srcu_up_read_fast ksync_srcu_up_read_fast
 #define srcu_dereference(p, ssp) ksync_srcu_dereference(p, ssp)
 #define srcu_dereference_check(p, ssp, c) ksync_srcu_dereference_check(p, ssp, c)
 #define srcu_read_lock_held ksync_srcu_read_lock_held
