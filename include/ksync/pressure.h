@@ -282,8 +282,8 @@ int ksync__pressure_inject(const char *file, int line, struct ksync_pressure *p,
  * over the watermark waits for one of their rounds to end and returns
  * (THROTTLED), it does not pile on. Rounds of the helper thread or of a
  * dispatcher may run at the same time (ksync_shrink_slab() allows it).
- * A charge made from inside a round (a shrinker that allocates) only
- * counts: reclaim does not recurse. Without a byte source (PSI only) the
+ * A charge made from inside a round (a shrinker that allocates), of this
+ * monitor or of any other, only counts: reclaim does not recurse. Without a byte source (PSI only) the
  * call only counts.
  *
  * Context: any thread, not a signal handler; may block for one round.

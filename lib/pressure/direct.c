@@ -50,7 +50,11 @@
  *
  * Recursion: a charge made by a thread that is inside a round (its own
  * direct round, or the runner's round: a shrinker that allocates) only
- * counts, as the kernel's PF_MEMALLOC keeps reclaim from recursing.
+ * counts, as the kernel's PF_MEMALLOC keeps reclaim from recursing. The
+ * guard is the thread's, whatever the monitor: a shrinker that charges
+ * another monitor (of the same registry, often) must not start a round of
+ * it inside this one (ksync_shrink_slab() refuses to recurse; a shrinker's
+ * own lock would deadlock).
  *
  * Destroy: sets @dying under the lock and waits until no thread is in the
  * slow path (@inflight); a thread that enters the slow path after that is
@@ -92,7 +96,7 @@ static _Thread_local __attribute__((__tls_model__("initial-exec"))) struct {
 	uint64_t serial;
 	size_t pending;
 } tl;
-/* The monitor whose direct round this thread runs (recursion guard). */
+/* The monitor whose direct round this thread runs (recursion guard: any monitor). */
 static _Thread_local const struct ksync_pressure *tl_reclaiming;
 
 static uint64_t direct_serials;
@@ -366,8 +370,8 @@ __attribute__((noinline)) static int charge_slow(struct ksync_site at, struct ks
 	uint64_t room = __atomic_load_n(&p->direct.room, __ATOMIC_ACQUIRE);
 	if (published - base < room)
 		return 0;
-	if (tl_reclaiming == p || ksync__pm_running == p)
-		return 0; /* inside a round: reclaim does not recurse */
+	if (tl_reclaiming || ksync__pm_running)
+		return 0; /* inside a round of any monitor: reclaim does not recurse */
 
 	pthread_mutex_lock(&p->lock);
 	bool dying = p->direct.dying;
