@@ -196,7 +196,8 @@ int ksync__pressure_create(const char *file, int line, const struct ksync_pressu
  * ksync_pressure_destroy() - stop the monitor if it runs, close its sources, free it.
  * A dispatch in flight on another thread (fd mode) is waited for, as the
  * helper thread's round is; a call made after destroy returned is the
- * caller's use after free. Return: 0; -EDEADLK (reported) from the monitor's own callback. NULL: 0.
+ * caller's use after free. Return: 0; -EDEADLK (reported) from the monitor's own callback, or
+ * from a shrinker inside a direct round of the monitor (ksync_pressure_charge()). NULL: 0.
  */
 int ksync__pressure_destroy(const char *file, int line, struct ksync_pressure *p);
 #define ksync_pressure_destroy(...) ksync__pressure_destroy(__FILE__, __LINE__, __VA_ARGS__)

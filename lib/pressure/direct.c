@@ -177,6 +177,15 @@ void ksync__pm_direct_fini(struct ksync_pressure *m)
 }
 
 /**
+ * ksync__pm_direct_inside() - whether the calling thread runs a direct round of @m.
+ * Destroy refuses then (-EDEADLK): it would wait for the round it is called from.
+ */
+bool ksync__pm_direct_inside(const struct ksync_pressure *m)
+{
+	return tl_reclaiming == m;
+}
+
+/**
  * ksync__pm_direct_sampling() - the runner is about to sample its sources.
  * Return: the @base it replaced, for ksync__pm_direct_sampled().
  */

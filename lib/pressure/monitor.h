@@ -132,6 +132,7 @@ void ksync__pm_react(struct ksync_pressure *m, struct ksync__pm_batch *b);
 /* direct.c */
 int ksync__pm_direct_init(struct ksync_pressure *m);
 void ksync__pm_direct_fini(struct ksync_pressure *m);
+bool ksync__pm_direct_inside(const struct ksync_pressure *m);
 uint64_t ksync__pm_direct_sampling(struct ksync_pressure *m);
 void ksync__pm_direct_sampled(struct ksync_pressure *m, uint64_t base);
 void ksync__pm_direct_child(struct ksync_pressure *m);
