@@ -63,8 +63,9 @@
  * there is the caller's use after free, as for every other call.
  *
  * fork(): run.c's handlers hold @lock across fork; in the child no other
- * thread exists, so the counters of threads in the slow path are zeroed and
- * the condition variable made anew (ksync__pm_direct_child()).
+ * thread exists, so the counters of threads in the slow path keep only the
+ * forking thread (inside a direct round when a shrinker forked) and the
+ * condition variable is made anew (ksync__pm_direct_child()).
  *
  * Barrier pairs:
  *   D1  @base and @room are stored (release) by whoever read the figures,
@@ -228,11 +229,18 @@ void ksync__pm_direct_sampled(struct ksync_pressure *m, uint64_t old_base)
 	__atomic_store_n(&m->direct.room, room, __ATOMIC_RELEASE); /* D1 */
 }
 
-/** ksync__pm_direct_child() - in the child of fork(), under @lock: no other thread came along. */
+/**
+ * ksync__pm_direct_child() - in the child of fork(), under @lock: no other thread came along.
+ * The forking thread did: when it forked from inside a direct round of @m
+ * (a shrinker that runs a program), it is in the slow path and holds a
+ * reclaim slot, and gives both back when the round ends.
+ */
 void ksync__pm_direct_child(struct ksync_pressure *m)
 {
-	m->direct.inflight = 0;
-	m->direct.reclaiming = 0;
+	int self = tl_reclaiming == m;
+
+	m->direct.inflight = self;
+	m->direct.reclaiming = self;
 	pthread_cond_init(&m->direct.cv, NULL);
 }
 
