@@ -279,13 +279,18 @@ int ksync__pressure_inject(const char *file, int line, struct ksync_pressure *p,
  * Fast path: the bytes add to a counter of the calling thread; only every
  * @charge_batch bytes are they added to the monitor's (one atomic add) and
  * compared. Under the watermark, no syscall and no shared write between
- * batches. At most @direct_max threads reclaim at once; another caller
- * over the watermark waits for one of their rounds to end and returns
- * (THROTTLED), it does not pile on. Rounds of the helper thread or of a
- * dispatcher may run at the same time (ksync_shrink_slab() allows it).
- * A charge made from inside a round (a shrinker that allocates), of this
- * monitor or of any other, only counts: reclaim does not recurse. Without a byte source (PSI only) the
- * call only counts.
+ * batches. A thread keeps one such counter: when it charges another
+ * monitor, its remainder goes back to the monitor it leaves and, if that
+ * one still lives, the moving charge is published and compared at once
+ * (a process-wide lock, taken on such moves only), so a thread charging
+ * two monitors in turn is counted by both. At most @direct_max threads
+ * reclaim at once; another caller over the watermark waits for one of
+ * their rounds to end and returns (THROTTLED), it does not pile on.
+ * Rounds of the helper thread or of a dispatcher may run at the same time
+ * (ksync_shrink_slab() allows it). A charge made from inside a round (a
+ * shrinker that allocates), of this monitor or of any other, only counts:
+ * reclaim does not recurse. Without a byte source (PSI only) the call
+ * only counts.
  *
  * Context: any thread, not a signal handler; may block for one round.
  * After fork() the child's monitor counts from its next sample.

@@ -107,6 +107,8 @@ struct ksync_pressure {
 		bool dying;               /* destroy has begun */
 		pthread_cond_t cv;        /* with @lock: a round ended, or the last caller left */
 		uint64_t hist[KSYNC__PM_HIST]; /* stall of direct rounds */
+		/* direct.c's list of monitors with a byte source (its own lock). */
+		struct ksync_pressure *live_next, *live_prev;
 	} direct;
 
 	/* Every monitor of the process, for the fork handlers (run.c's list lock). */
