@@ -139,6 +139,17 @@ static void live_register_atfork(void)
 	live_atfork_err = pthread_atfork(live_prepare, live_release, live_release);
 }
 
+/*
+ * Registered when the program loads, as run.c's handlers are and for the
+ * same reason: ahead of SRCU's, so that prepare takes @live_lock after
+ * SRCU's locks, the order ThreadSanitizer also sees in the child (where
+ * SRCU re-creates its locks instead of releasing them).
+ */
+__attribute__((constructor)) static void live_register_atfork_early(void)
+{
+	pthread_once(&live_atfork_once, live_register_atfork);
+}
+
 static void live_add(struct ksync_pressure *m)
 {
 	pthread_mutex_lock(&live_lock);
