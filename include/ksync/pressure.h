@@ -196,7 +196,8 @@ int ksync__pressure_create(const char *file, int line, const struct ksync_pressu
  * ksync_pressure_destroy() - stop the monitor if it runs, close its sources, free it.
  * A dispatch in flight on another thread (fd mode) is waited for, as the
  * helper thread's round is; a call made after destroy returned is the
- * caller's use after free. Return: 0; -EDEADLK (reported) from the monitor's own callback. NULL: 0.
+ * caller's use after free. Return: 0; -EDEADLK (reported) from the monitor's own callback, or
+ * from a shrinker inside a direct round of the monitor (ksync_pressure_charge()). NULL: 0.
  */
 int ksync__pressure_destroy(const char *file, int line, struct ksync_pressure *p);
 #define ksync_pressure_destroy(...) ksync__pressure_destroy(__FILE__, __LINE__, __VA_ARGS__)
@@ -278,13 +279,18 @@ int ksync__pressure_inject(const char *file, int line, struct ksync_pressure *p,
  * Fast path: the bytes add to a counter of the calling thread; only every
  * @charge_batch bytes are they added to the monitor's (one atomic add) and
  * compared. Under the watermark, no syscall and no shared write between
- * batches. At most @direct_max threads reclaim at once; another caller
- * over the watermark waits for one of their rounds to end and returns
- * (THROTTLED), it does not pile on. Rounds of the helper thread or of a
- * dispatcher may run at the same time (ksync_shrink_slab() allows it).
- * A charge made from inside a round (a shrinker that allocates) only
- * counts: reclaim does not recurse. Without a byte source (PSI only) the
- * call only counts.
+ * batches. A thread keeps one such counter: when it charges another
+ * monitor, its remainder goes back to the monitor it leaves and, if that
+ * one still lives, the moving charge is published and compared at once
+ * (a process-wide lock, taken on such moves only), so a thread charging
+ * two monitors in turn is counted by both. At most @direct_max threads
+ * reclaim at once; another caller over the watermark waits for one of
+ * their rounds to end and returns (THROTTLED), it does not pile on.
+ * Rounds of the helper thread or of a dispatcher may run at the same time
+ * (ksync_shrink_slab() allows it). A charge made from inside a round (a
+ * shrinker that allocates), of this monitor or of any other, only counts:
+ * reclaim does not recurse. Without a byte source (PSI only) the call
+ * only counts.
  *
  * Context: any thread, not a signal handler; may block for one round.
  * After fork() the child's monitor counts from its next sample.

@@ -26,6 +26,18 @@
  * between batches; the price is an estimate short of at most one batch per
  * thread (the kernel's memcg charges in the same batches, per CPU).
  *
+ * A thread that charges another monitor hands its remainder to the one it
+ * leaves, as the kernel's drain_stock() gives a CPU's stock back to its
+ * old memcg: the old monitor may have been destroyed (and its memory
+ * reused) meanwhile, so the remainder is added only if the monitor is
+ * still on @live (found by address and serial, under @live_lock; destroy
+ * takes it off under the same lock before it frees it). And when the
+ * monitor it leaves lives, the charge that moves is published and compared
+ * at once. Without both, a thread that charges two monitors in turn, under
+ * a batch each time, would publish nothing and never compare. A thread's
+ * first charge, or its first after the monitor it charged was destroyed,
+ * stays on the thread as any charge under a batch.
+ *
  * Slow path, over the estimate: the thread reads the sources through their
  * probes (a read of memory.current or statm: a copy of the source's paths
  * made at create, so the runner may sample, close or reopen the source
@@ -50,7 +62,11 @@
  *
  * Recursion: a charge made by a thread that is inside a round (its own
  * direct round, or the runner's round: a shrinker that allocates) only
- * counts, as the kernel's PF_MEMALLOC keeps reclaim from recursing.
+ * counts, as the kernel's PF_MEMALLOC keeps reclaim from recursing. The
+ * guard is the thread's, whatever the monitor: a shrinker that charges
+ * another monitor (of the same registry, often) must not start a round of
+ * it inside this one (ksync_shrink_slab() refuses to recurse; a shrinker's
+ * own lock would deadlock).
  *
  * Destroy: sets @dying under the lock and waits until no thread is in the
  * slow path (@inflight); a thread that enters the slow path after that is
@@ -59,8 +75,9 @@
  * there is the caller's use after free, as for every other call.
  *
  * fork(): run.c's handlers hold @lock across fork; in the child no other
- * thread exists, so the counters of threads in the slow path are zeroed and
- * the condition variable made anew (ksync__pm_direct_child()).
+ * thread exists, so the counters of threads in the slow path keep only the
+ * forking thread (inside a direct round when a shrinker forked) and the
+ * condition variable is made anew (ksync__pm_direct_child()).
  *
  * Barrier pairs:
  *   D1  @base and @room are stored (release) by whoever read the figures,
@@ -92,10 +109,90 @@ static _Thread_local __attribute__((__tls_model__("initial-exec"))) struct {
 	uint64_t serial;
 	size_t pending;
 } tl;
-/* The monitor whose direct round this thread runs (recursion guard). */
+/* The monitor whose direct round this thread runs (recursion guard: any monitor). */
 static _Thread_local const struct ksync_pressure *tl_reclaiming;
 
 static uint64_t direct_serials;
+
+/*
+ * The monitors with a byte source, for a thread's remainder (see the
+ * theory). @live_lock is taken alone, never with a monitor's @lock or
+ * run.c's locks, and held across fork() (its own handlers).
+ */
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ksync_pressure *live;
+static pthread_once_t live_atfork_once = PTHREAD_ONCE_INIT;
+static int live_atfork_err;
+
+static void live_prepare(void)
+{
+	pthread_mutex_lock(&live_lock);
+}
+
+static void live_release(void)
+{
+	pthread_mutex_unlock(&live_lock);
+}
+
+static void live_register_atfork(void)
+{
+	live_atfork_err = pthread_atfork(live_prepare, live_release, live_release);
+}
+
+/*
+ * Registered when the program loads, as run.c's handlers are and for the
+ * same reason: ahead of SRCU's, so that prepare takes @live_lock after
+ * SRCU's locks, the order ThreadSanitizer also sees in the child (where
+ * SRCU re-creates its locks instead of releasing them).
+ */
+__attribute__((constructor)) static void live_register_atfork_early(void)
+{
+	pthread_once(&live_atfork_once, live_register_atfork);
+}
+
+static void live_add(struct ksync_pressure *m)
+{
+	pthread_mutex_lock(&live_lock);
+	m->direct.live_prev = NULL;
+	m->direct.live_next = live;
+	if (live)
+		live->direct.live_prev = m;
+	live = m;
+	pthread_mutex_unlock(&live_lock);
+}
+
+static void live_del(struct ksync_pressure *m)
+{
+	pthread_mutex_lock(&live_lock);
+	if (m->direct.live_prev)
+		m->direct.live_prev->direct.live_next = m->direct.live_next;
+	else
+		live = m->direct.live_next;
+	if (m->direct.live_next)
+		m->direct.live_next->direct.live_prev = m->direct.live_prev;
+	pthread_mutex_unlock(&live_lock);
+}
+
+/*
+ * Give this thread's remainder to the monitor it names, if that one still
+ * lives. Return: whether it lives (the thread moves between live monitors).
+ */
+static bool tl_drain(void)
+{
+	bool found = false;
+
+	if (!tl.monitor)
+		return false;
+	pthread_mutex_lock(&live_lock);
+	for (struct ksync_pressure *m = live; m; m = m->direct.live_next)
+		if (m == tl.monitor && m->direct.serial == tl.serial) {
+			__atomic_add_fetch(&m->direct.published, tl.pending, __ATOMIC_RELAXED); /* D2 */
+			found = true;
+			break;
+		}
+	pthread_mutex_unlock(&live_lock);
+	return found;
+}
 
 static int bit_length(uint64_t v)
 {
@@ -149,11 +246,14 @@ int ksync__pm_direct_init(struct ksync_pressure *m)
 			room = rk;
 	}
 	m->direct.room = room;
-	r = pthread_cond_init(&m->direct.cv, NULL);
+	pthread_once(&live_atfork_once, live_register_atfork);
+	r = live_atfork_err ? live_atfork_err : pthread_cond_init(&m->direct.cv, NULL);
 	if (r) {
 		free_probes(m);
 		return -r;
 	}
+	if (m->direct.kinds)
+		live_add(m);
 	return 0;
 }
 
@@ -168,8 +268,19 @@ void ksync__pm_direct_fini(struct ksync_pressure *m)
 	while (m->direct.inflight)
 		pthread_cond_wait(&m->direct.cv, &m->lock);
 	pthread_mutex_unlock(&m->lock);
+	if (m->direct.kinds)
+		live_del(m); /* no thread's remainder reaches it after this */
 	free_probes(m);
 	pthread_cond_destroy(&m->direct.cv);
+}
+
+/**
+ * ksync__pm_direct_inside() - whether the calling thread runs a direct round of @m.
+ * Destroy refuses then (-EDEADLK): it would wait for the round it is called from.
+ */
+bool ksync__pm_direct_inside(const struct ksync_pressure *m)
+{
+	return tl_reclaiming == m;
 }
 
 /**
@@ -215,11 +326,18 @@ void ksync__pm_direct_sampled(struct ksync_pressure *m, uint64_t old_base)
 	__atomic_store_n(&m->direct.room, room, __ATOMIC_RELEASE); /* D1 */
 }
 
-/** ksync__pm_direct_child() - in the child of fork(), under @lock: no other thread came along. */
+/**
+ * ksync__pm_direct_child() - in the child of fork(), under @lock: no other thread came along.
+ * The forking thread did: when it forked from inside a direct round of @m
+ * (a shrinker that runs a program), it is in the slow path and holds a
+ * reclaim slot, and gives both back when the round ends.
+ */
 void ksync__pm_direct_child(struct ksync_pressure *m)
 {
-	m->direct.inflight = 0;
-	m->direct.reclaiming = 0;
+	int self = tl_reclaiming == m;
+
+	m->direct.inflight = self;
+	m->direct.reclaiming = self;
 	pthread_cond_init(&m->direct.cv, NULL);
 }
 
@@ -345,11 +463,18 @@ __attribute__((noinline)) static int charge_slow(struct ksync_site at, struct ks
 	if (MISUSE(at, !p, "ksync_pressure_charge: NULL monitor"))
 		return -EINVAL;
 	if (tl.monitor != p || tl.serial != p->direct.serial) {
-		/* Another monitor's remainder (under one batch) is dropped: an estimate. */
+		/*
+		 * Another monitor's remainder (under one batch) goes back to it.
+		 * Moving between live monitors, the charge is published and
+		 * compared at once: a thread that charges two in turn would
+		 * otherwise never fill a batch of either, nor compare.
+		 */
+		bool moving = tl_drain();
+
 		tl.monitor = p;
 		tl.serial = p->direct.serial;
 		tl.pending = 0;
-		if (bytes < p->direct.batch) {
+		if (!moving && bytes < p->direct.batch) {
 			tl.pending = bytes;
 			return 0;
 		}
@@ -366,8 +491,8 @@ __attribute__((noinline)) static int charge_slow(struct ksync_site at, struct ks
 	uint64_t room = __atomic_load_n(&p->direct.room, __ATOMIC_ACQUIRE);
 	if (published - base < room)
 		return 0;
-	if (tl_reclaiming == p || ksync__pm_running == p)
-		return 0; /* inside a round: reclaim does not recurse */
+	if (tl_reclaiming || ksync__pm_running)
+		return 0; /* inside a round of any monitor: reclaim does not recurse */
 
 	pthread_mutex_lock(&p->lock);
 	bool dying = p->direct.dying;

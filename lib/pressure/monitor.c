@@ -258,6 +258,9 @@ int ksync__pressure_destroy(KSYNC_SITE_ARGS, struct ksync_pressure *p)
 		return 0;
 	if (MISUSE(at, ksync__pm_running == p, "ksync_pressure_destroy: from the monitor's own callback"))
 		return -EDEADLK;
+	/* A shrinker of the monitor's direct round: fini would wait for this very round. */
+	if (MISUSE(at, ksync__pm_direct_inside(p), "ksync_pressure_destroy: from inside its direct round"))
+		return -EDEADLK;
 	ksync__pm_stop_thread(p);
 	ksync__pm_wait_runner(p); /* a dispatcher of another thread in its round */
 	ksync__pm_direct_fini(p);  /* charging threads in their slow path */

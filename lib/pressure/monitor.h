@@ -107,6 +107,8 @@ struct ksync_pressure {
 		bool dying;               /* destroy has begun */
 		pthread_cond_t cv;        /* with @lock: a round ended, or the last caller left */
 		uint64_t hist[KSYNC__PM_HIST]; /* stall of direct rounds */
+		/* direct.c's list of monitors with a byte source (its own lock). */
+		struct ksync_pressure *live_next, *live_prev;
 	} direct;
 
 	/* Every monitor of the process, for the fork handlers (run.c's list lock). */
@@ -132,6 +134,7 @@ void ksync__pm_react(struct ksync_pressure *m, struct ksync__pm_batch *b);
 /* direct.c */
 int ksync__pm_direct_init(struct ksync_pressure *m);
 void ksync__pm_direct_fini(struct ksync_pressure *m);
+bool ksync__pm_direct_inside(const struct ksync_pressure *m);
 uint64_t ksync__pm_direct_sampling(struct ksync_pressure *m);
 void ksync__pm_direct_sampled(struct ksync_pressure *m, uint64_t base);
 void ksync__pm_direct_child(struct ksync_pressure *m);

@@ -32,6 +32,8 @@
  *    @active argument, which is what PG_active does at the kernel's
  *    folio_add_lru(). The item argument is kept for the kernel's call shape
  *    and type-checked, not read.
+ *  - **Arguments are evaluated once**, as the kernel's functions evaluate
+ *    theirs (the macros only add the caller's file and line).
  *  - **One item is one page**: the clocks age by one per eviction and
  *    activation, where the kernel's age by folio_nr_pages().
  *
@@ -44,8 +46,32 @@
 
 #include <ksync/workingset.h>
 
-/* A compile-time check that @item is a struct ksync_lru_item * (C and C++). */
-#define KSYNC__SWAP_ITEM(item) ((void)sizeof((item) == (struct ksync_lru_item *)0))
+#include <stdint.h>
+
+/*
+ * The three are macros (the caller's file and line go to the reports) over
+ * inline functions, so that each argument is evaluated once, as the
+ * kernel's functions evaluate theirs, and the item is type-checked by the
+ * parameter's type.
+ */
+static inline void *ksync__swap_eviction(const char *file, int line, struct ksync_workingset *ws,
+					 const struct ksync_lru_item *item, struct ksync_memgroup *target_memcg)
+{
+	return (void *)ksync__workingset_eviction(file, line, ws, target_memcg, item->nid);
+}
+
+static inline bool ksync__swap_refault(const char *file, int line, struct ksync_workingset *ws,
+				       const struct ksync_lru_item *item, const void *shadow)
+{
+	(void)item; /* the kernel's call shape; see the DOC above */
+	return ksync__workingset_refault(file, line, ws, (unsigned long)(uintptr_t)shadow, NULL);
+}
+
+static inline void ksync__swap_activation(const char *file, int line, struct ksync_workingset *ws,
+					  const struct ksync_lru_item *item)
+{
+	(void)ksync__workingset_activation(file, line, ws, item->group, item->nid);
+}
 
 /**
  * workingset_eviction() - the shadow to leave where an evicted item was.
@@ -61,14 +87,14 @@
  * token as ``void *`` with bit 0 set (never NULL); NULL on misuse
  * (reported).
  */
-#define workingset_eviction(ws, item, target_memcg)                            \
-	((void *)ksync_workingset_eviction((ws), (target_memcg), (item)->nid))
+#define workingset_eviction(ws, item, target_memcg) \
+	ksync__swap_eviction(__FILE__, __LINE__, (ws), (item), (target_memcg))
 
 /**
  * workingset_refault() - an evicted item comes back: does it belong to the workingset?
  * @ws: the &struct ksync_workingset of the cache
  * @item: the returning item's &struct ksync_lru_item, not yet on an LRU
- *	(type-checked only: see the DOC above)
+ *	(type-checked and evaluated, never read: see the DOC above)
  * @shadow: what workingset_eviction() returned for it
  *
  * ksync_workingset_refault(): the refault distance (evictions and
@@ -79,8 +105,8 @@
  * instead): pass it to ksync_lru_add() as @active; false otherwise, and
  * for a malformed shadow (reported).
  */
-#define workingset_refault(ws, item, shadow)                                   \
-	(KSYNC__SWAP_ITEM(item), ksync_workingset_refault((ws), (unsigned long)(shadow), NULL))
+#define workingset_refault(ws, item, shadow) \
+	ksync__swap_refault(__FILE__, __LINE__, (ws), (item), (shadow))
 
 /**
  * workingset_activation() - an item was promoted to the workingset.
@@ -94,7 +120,7 @@
  * promotions; a port calls it where it promotes by itself. No value (the
  * kernel's is void); misuse is reported.
  */
-#define workingset_activation(ws, item)                                        \
-	((void)ksync_workingset_activation((ws), (item)->group, (item)->nid))
+#define workingset_activation(ws, item) \
+	ksync__swap_activation(__FILE__, __LINE__, (ws), (item))
 
 #endif /* KSYNC_LINUX_SWAP_H */
