@@ -363,12 +363,51 @@ static struct ksync_objcg *charge_direct(struct ksync_memgroup *g, long bytes)
 	return objcg;
 }
 
+/*
+ * The one-slot stock's miss (the kernel's one-slot stock): drain the slot,
+ * take @g's handle into the same entry. No park, no victim to choose.
+ */
+static struct ksync_objcg *charge_miss_one(struct ksync__oc_stock *st, struct ksync_memgroup *g, long bytes)
+{
+	int f = st->slots ? ctz(st->slots) : 0;
+	struct ksync__oc_stock_entry *s = &st->ent[f];
+	struct ksync_objcg *objcg;
+
+	ent_drop(st, f);
+	objcg = ksync_memgroup_get_objcg(g);
+	if (!objcg)
+		return NULL;
+	if (ksync_objcg_group(objcg) != g || ksync_memgroup_state(g) != KSYNC_MEMGROUP_ONLINE) {
+		/* Offline or going: never cache a dying group's handle. */
+		(void)ksync_objcg_charge(objcg, 0, 1, bytes);
+		return objcg;
+	}
+	st->group[f] = g;
+	st->objcg[f] = objcg;
+	st->gtag[f] = tag_of(g);
+	st->htag[f] = tag_of(objcg);
+	st->slots = st->used = 1u << f;
+	st->nslots = st->nused = 1;
+	st->nv = -1;
+	st->last = f;
+	s->used = ++st->tick;
+	s->bytes = bytes;
+	s->objects = 1;
+	ksync_objcg_get_many(objcg, REFS_BATCH);
+	s->refs = REFS_BATCH; /* the entry's own, and the reserve less the object's */
+	if (ksync_unlikely(bytes >= KSYNC_OBJCACHE_STOCK_BATCH))
+		ent_flush(st, f);
+	return objcg;
+}
+
 /* @g has no usable entry (@e: a stale one to drop, or -1): a new one. */
 static KSYNC_NOINLINE struct ksync_objcg *charge_miss(struct ksync__oc_stock *st, struct ksync_memgroup *g, int e,
 							 long bytes)
 {
 	struct ksync_objcg *objcg;
 
+	if (st->nr == 1)
+		return charge_miss_one(st, g, bytes);
 	if (e >= 0)
 		ent_drop(st, e); /* never charge through a dying group's entry */
 	/* @g's handle, with a reference (the entry's own). */
