@@ -103,6 +103,7 @@ struct ksync__oc_stock {
 	uint32_t used;                  /* entries in use (group not NULL) */
 	int nslots, nused;              /* how many slots, how many entries in use */
 	int last;                       /* the entry last charged (a hint for frees) */
+	uint8_t hint[64];               /* by a hash of the group: its entry last found (a hint) */
 	int nr;                         /* the slots setting last seen */
 	int nv;                         /* the least recently used slot, -1: not known */
 	unsigned rnd;                   /* the evictions' random state */

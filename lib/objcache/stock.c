@@ -36,16 +36,20 @@
  * (the old stock copied the park entry and the victim both ways and peeked
  * the group's handle first). The least recently used slot is remembered
  * (->nv) and found again by a scan only after it was charged or a fill
- * entered as the most recently used. A lookup tries the entry last charged
- * first (->last: a thread charging one group, or freeing what it just
- * allocated, stops there), then compares all the entries at once: the low
- * 32 bits of every entry's group pointer sit in one cache line (->gtag),
+ * entered as the most recently used. A charge first tries the entry named
+ * by its group's bucket of ->hint (a hash of the group's address: the entry
+ * the group was last found in, right at every charge unless two of the
+ * thread's groups share a bucket), a free the entry last charged (->last:
+ * a short-lived object is freed before its thread charges another group);
+ * a wrong guess goes on to compare all the entries at once: the low 32
+ * bits of every entry's group pointer sit in one cache line (->gtag),
  * compared in one pass into a bit mask (SSE2 where there is SSE2, a loop
  * without early exit elsewhere), whose lowest entry matching in full is the
- * one; a free looks its handle up in the same way (->htag). The exit of
- * that lookup no longer depends on where the entry lies: the old linear
- * scans stopped at a different slot at every charge of a cycle, a branch
- * the predictor missed.
+ * one; a free looks its handle up in the same way (->htag). Where the entry
+ * lies no longer decides a branch: the old linear scans stopped at a
+ * different slot at every charge of a cycle, a branch the predictor missed.
+ * A hint is only a guess: the entry it names is compared in full, and a
+ * stale one (the entry dropped or reused) fails that compare.
  *
  * Measured (docs/objcache.md), the branch that tells a slot from a parked
  * entry is kept: made branch-free as well (the swap computed with masks on
@@ -108,6 +112,12 @@ static inline unsigned tag_match(const uint32_t *tags, uint32_t t)
 		m |= (unsigned)(tags[i] == t) << i;
 	return m;
 #endif
+}
+
+/* A group's bucket of ->hint (a multiplicative hash of its address). */
+static inline unsigned hint_of(const struct ksync_memgroup *g)
+{
+	return (unsigned)(((uint64_t)(uintptr_t)g * 0x9e3779b97f4a7c15ull) >> 58);
 }
 
 static inline int ctz(unsigned m)
@@ -390,6 +400,7 @@ static struct ksync_objcg *charge_miss_one(struct ksync__oc_stock *st, struct ks
 	st->nslots = st->nused = 1;
 	st->nv = -1;
 	st->last = f;
+	st->hint[hint_of(g)] = (uint8_t)f;
 	s->used = ++st->tick;
 	s->bytes = bytes;
 	s->objects = 1;
@@ -419,7 +430,9 @@ static KSYNC_NOINLINE struct ksync_objcg *charge_miss(struct ksync__oc_stock *st
 		(void)ksync_objcg_charge(objcg, 0, 1, bytes);
 		return objcg;
 	}
-	ent_charge(st, ent_fill(st, g, objcg, st->nr), bytes);
+	e = ent_fill(st, g, objcg, st->nr);
+	st->hint[hint_of(g)] = (uint8_t)e;
+	ent_charge(st, e, bytes);
 	return objcg;
 }
 
@@ -427,6 +440,7 @@ struct ksync_objcg *ksync__oc_stock_charge(struct ksync__oc_stock *st, struct ks
 {
 	struct ksync_objcg *objcg;
 	unsigned long gen;
+	unsigned h;
 	int nr, e;
 
 	if (ksync_unlikely(!st))
@@ -438,9 +452,13 @@ struct ksync_objcg *ksync__oc_stock_charge(struct ksync__oc_stock *st, struct ks
 	/* The entry last charged first (a thread charging one group finds it
 	 * there at once); then all the entries, but with one slot there is no
 	 * other entry to find. */
-	e = st->last;
-	if (st->group[e] != g)
+	h = hint_of(g);
+	e = st->hint[h];
+	if (st->group[e] != g) {
 		e = nr > 1 ? find_group(st, g) : -1;
+		if (e >= 0)
+			st->hint[h] = (uint8_t)e;
+	}
 	if (ksync_likely(e >= 0)) {
 		objcg = st->objcg[e];
 		/* The caller keeps @g in memory: its state is safe to read. */
