@@ -81,6 +81,7 @@ struct ksync__oc_mag {
  * line each), ->group and ->objcg the pointers themselves. */
 #define KSYNC__OC_ENTRIES 16            /* >= KSYNC_OBJCACHE_STOCK_MAX + KSYNC__OC_PARK + 1; a mask fits */
 #define KSYNC__OC_PARK 8
+#define KSYNC__OC_HINTS 64              /* buckets of the charges' hints */
 struct ksync__oc_stock_entry {
 	long refs;                      /* handle references held: the entry's own one, and a
 					 * reserve for objects, taken in batches, handed to
@@ -103,7 +104,7 @@ struct ksync__oc_stock {
 	uint32_t used;                  /* entries in use (group not NULL) */
 	int nslots, nused;              /* how many slots, how many entries in use */
 	int last;                       /* the entry last charged (a hint for frees) */
-	uint8_t hint[64];               /* by a hash of the group: its entry last found (a hint) */
+	uint8_t hint[KSYNC__OC_HINTS];  /* by a hash of the group: its entry last found (a hint) */
 	int nr;                         /* the slots setting last seen */
 	int nv;                         /* the least recently used slot, -1: not known */
 	unsigned rnd;                   /* the evictions' random state */
@@ -267,6 +268,8 @@ void ksync__oc_stock_drain(struct ksync__oc_stock *st);
 /* The handles of @st's slots (@parked false) or parked entries (true): up to
  * @max written to @out (may be NULL); returns how many there are. */
 int ksync__oc_stock_list(struct ksync__oc_stock *st, bool parked, struct ksync_objcg **out, int max);
+/* The bucket of ->hint of group @g (stock.c). */
+unsigned ksync__oc_stock_hint_of(const struct ksync_memgroup *g);
 extern int ksync__oc_stock_slots;
 
 /* magazine.c */

@@ -457,6 +457,13 @@ int ksync_objcache_thread_parked(struct ksync_objcg **out, int max)
 	return ksync__oc_stock_list(ksync__oc_thread_stock(), true, out, max);
 }
 
+int ksync_objcache_stock_hint(const struct ksync_memgroup *g, int *buckets)
+{
+	if (buckets)
+		*buckets = KSYNC__OC_HINTS;
+	return (int)ksync__oc_stock_hint_of(g);
+}
+
 int ksync_objcache_park_set(const struct ksync_memgroup *g, int *ways)
 {
 	(void)g; /* one set: the park is searched whole */

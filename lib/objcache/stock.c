@@ -115,9 +115,15 @@ static inline unsigned tag_match(const uint32_t *tags, uint32_t t)
 }
 
 /* A group's bucket of ->hint (a multiplicative hash of its address). */
+_Static_assert(KSYNC__OC_HINTS == 64, "hint_of() keeps 6 bits");
 static inline unsigned hint_of(const struct ksync_memgroup *g)
 {
 	return (unsigned)(((uint64_t)(uintptr_t)g * 0x9e3779b97f4a7c15ull) >> 58);
+}
+
+unsigned ksync__oc_stock_hint_of(const struct ksync_memgroup *g)
+{
+	return hint_of(g);
 }
 
 static inline int ctz(unsigned m)

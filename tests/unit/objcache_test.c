@@ -868,6 +868,62 @@ KTEST(design_b_frees_out_of_order)
 	KCHECK_EQ(ksync_memgroup_set_destroy(set), 0);
 }
 
+/* Two groups whose charges try the same bucket of the stock's hints: each
+ * charge finds the other group's entry there and looks its own up; nothing
+ * is charged to the wrong group and no group gets two entries. */
+KTEST(design_b_shared_hint)
+{
+	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
+	struct ksync_objcache *c = make("bh", 64, KSYNC_OBJCACHE_ACCOUNT, KSYNC_OBJCACHE_CHARGE_HANDLES, false, set, 0);
+	struct ksync_memgroup *pool[256], *a = NULL, *b = NULL;
+	int buckets = 0, made = 0, owner[256];
+	void *o[2][8];
+
+	(void)ksync_objcache_stock_hint(NULL, &buckets);
+	KASSERT(buckets > 0 && buckets <= 256);
+	for (int i = 0; i < buckets; i++)
+		owner[i] = -1;
+	/* More groups than buckets: two of them share one. */
+	while (!b && made < 256) {
+		struct ksync_memgroup *x = ksync_memgroup_create(set, NULL);
+		int h;
+
+		KASSERT(x != NULL);
+		h = ksync_objcache_stock_hint(x, NULL);
+		KASSERT(h >= 0 && h < buckets);
+		pool[made] = x;
+		if (owner[h] >= 0) {
+			a = pool[owner[h]];
+			b = x;
+		}
+		owner[h] = made++;
+	}
+	KASSERT(a && b);
+	ksync_objcache_drain_thread();
+	for (int r = 0; r < 8; r++) {
+		KASSERT((o[0][r] = ksync_objcache_alloc_group(c, a)));
+		KASSERT((o[1][r] = ksync_objcache_alloc_group(c, b)));
+	}
+	KCHECK(stock_has(handle_of(a)));
+	KCHECK(stock_has(handle_of(b)));
+	KCHECK_EQ(ksync_objcache_thread_stock(NULL, 0), 2);
+	KCHECK_EQ(ksync_objcache_thread_parked(NULL, 0), 0);
+	ksync_objcache_drain_thread();
+	KCHECK_EQ(stat_of(a, KSYNC_MEMGROUP_STAT_OBJECTS), 8L);
+	KCHECK_EQ(stat_of(b, KSYNC_MEMGROUP_STAT_OBJECTS), 8L);
+	for (int r = 0; r < 8; r++) {
+		ksync_objcache_free(c, o[0][r]);
+		ksync_objcache_free(c, o[1][r]);
+	}
+	ksync_objcache_drain_thread();
+	for (int i = 0; i < made; i++) {
+		KCHECK_EQ(stat_of(pool[i], KSYNC_MEMGROUP_STAT_OBJECTS), 0L);
+		KCHECK_EQ(ksync_memgroup_offline(pool[i]), 0);
+	}
+	KCHECK_EQ(ksync_objcache_destroy(c), 0);
+	KCHECK_EQ(ksync_memgroup_set_destroy(set), 0);
+}
+
 /* The one-slot stock is the kernel's: going from five slots to one drops
  * the park, and a thread cycling among groups then parks nothing. */
 KTEST(design_b_one_slot_parks_nothing)
