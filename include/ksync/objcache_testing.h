@@ -68,6 +68,17 @@ int ksync_objcache_thread_parked(struct ksync_objcg **out, int max);
  */
 int ksync_objcache_park_set(const struct ksync_memgroup *g, int *ways);
 
+/**
+ * ksync_objcache_stock_hint() - the bucket of the charge stock's hint table
+ * (design B) that a group's charges try first, for tests that make two
+ * groups share one, so that each charge finds the other's entry there.
+ * @g: the group (its address is hashed, never dereferenced; may be NULL)
+ * @buckets: if not NULL, set to the number of buckets
+ *
+ * Return: the bucket's index, from 0 to the number of buckets minus one.
+ */
+int ksync_objcache_stock_hint(const struct ksync_memgroup *g, int *buckets);
+
 KSYNC_EXTERN_C_END
 
 #endif /* KSYNC_OBJCACHE_TESTING_H */

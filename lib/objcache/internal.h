@@ -73,35 +73,43 @@ struct ksync__oc_mag {
 	void *obj[];
 };
 
-/* design B: one slot of a thread's stock. */
-struct ksync__oc_stock_slot {
-	struct ksync_memgroup *group;   /* the key (compared only, never dereferenced but on a hit) */
-	struct ksync_objcg *objcg;      /* holds a reference */
-	long bytes;                     /* charges not yet given to ksync_objcg_charge() */
-	long objects;                   /* likewise */
-	long refs;                      /* handle references reserved for objects: taken in
-					 * batches, handed to allocated objects, given back by
-					 * frees; every reference is real at all times */
-	unsigned long used;             /* for eviction: the lowest goes (stock.c) */
-};
-
-/* design B: an evicted slot's handle, references and pending charges,
- * parked (stock.c); charges nothing new. */
+/* design B: the per-thread charge stock (stock.c): one table of entries,
+ * each a slot (at most ksync_objcache_stock_slots() of them, the bits of
+ * ->slots) or parked (at most KSYNC__OC_PARK). The keys sit apart from the
+ * counters, in arrays the lookups compare whole: ->gtag and ->htag hold
+ * the low 32 bits of each entry's group and handle pointers (one cache
+ * line each), ->group and ->objcg the pointers themselves. */
+#define KSYNC__OC_ENTRIES 16            /* >= KSYNC_OBJCACHE_STOCK_MAX + KSYNC__OC_PARK + 1; a mask fits */
 #define KSYNC__OC_PARK 8
-struct ksync__oc_parked {
-	struct ksync_objcg *objcg;      /* the key; NULL: free */
-	struct ksync_memgroup *group;   /* compared only: the slot's group */
-	long refs;                      /* handle references held (>= 1) */
-	long bytes, objects;            /* charges not yet given to ksync_objcg_charge() */
+#define KSYNC__OC_HINTS 64              /* buckets of the charges' hints */
+struct ksync__oc_stock_entry {
+	long refs;                      /* handle references held: the entry's own one, and a
+					 * reserve for objects, taken in batches, handed to
+					 * allocated objects, given back by frees; every
+					 * reference is real at all times */
+	long bytes;                     /* charges not yet given to ksync_objcg_charge() */
+	unsigned long used;             /* for eviction: the slot with the lowest goes */
+	long objects;                   /* pending, as bytes; apart from it: one wide load of
+					 * both would wait for the two narrow stores of the
+					 * last free (a failed store forward) */
 };
 
 struct ksync__oc_stock {
-	int nr;
+	uint32_t gtag[KSYNC__OC_ENTRIES];            /* low bits of group[i]; 0 for a free entry */
+	uint32_t htag[KSYNC__OC_ENTRIES];            /* low bits of objcg[i]; 0 for a free entry */
+	struct ksync_memgroup *group[KSYNC__OC_ENTRIES]; /* the key (compared only; NULL: free) */
+	struct ksync_objcg *objcg[KSYNC__OC_ENTRIES];    /* holds ent[i].refs references */
+	struct ksync__oc_stock_entry ent[KSYNC__OC_ENTRIES];
+	uint32_t slots;                 /* entries that are slots */
+	uint32_t used;                  /* entries in use (group not NULL) */
+	int nslots, nused;              /* how many slots, how many entries in use */
+	int last;                       /* the entry last charged (a hint for frees) */
+	uint8_t hint[KSYNC__OC_HINTS];  /* by a hash of the group: its entry last found (a hint) */
+	int nr;                         /* the slots setting last seen */
+	int nv;                         /* the least recently used slot, -1: not known */
 	unsigned rnd;                   /* the evictions' random state */
 	unsigned long tick, fills;      /* the eviction's clock, fills so far */
 	unsigned long gen;              /* ksync_objcg_generation() at the last sweep */
-	struct ksync__oc_stock_slot slot[KSYNC_OBJCACHE_STOCK_MAX];
-	struct ksync__oc_parked park[KSYNC__OC_PARK];
 };
 
 /* design A: a memory-group client shared by every A cache of a set. */
@@ -257,6 +265,11 @@ static KSYNC_ALWAYS_INLINE void ksync__oc_yield(struct ksync_objcache *c, int po
 struct ksync_objcg *ksync__oc_stock_charge(struct ksync__oc_stock *st, struct ksync_memgroup *g, long bytes);
 void ksync__oc_stock_uncharge(struct ksync__oc_stock *st, struct ksync_objcg *objcg, long bytes);
 void ksync__oc_stock_drain(struct ksync__oc_stock *st);
+/* The handles of @st's slots (@parked false) or parked entries (true): up to
+ * @max written to @out (may be NULL); returns how many there are. */
+int ksync__oc_stock_list(struct ksync__oc_stock *st, bool parked, struct ksync_objcg **out, int max);
+/* The bucket of ->hint of group @g (stock.c). */
+unsigned ksync__oc_stock_hint_of(const struct ksync_memgroup *g);
 extern int ksync__oc_stock_slots;
 
 /* magazine.c */

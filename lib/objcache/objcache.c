@@ -448,37 +448,20 @@ int ksync_objcache_stock_slots(void)
 
 int ksync_objcache_thread_stock(struct ksync_objcg **out, int max)
 {
-	struct ksync__oc_stock *st = ksync__oc_thread_stock();
-	int n = 0;
-
-	if (!st)
-		return 0;
-	for (int i = 0; i < KSYNC_OBJCACHE_STOCK_MAX; i++) {
-		if (!st->slot[i].objcg)
-			continue;
-		if (n < max && out)
-			out[n] = st->slot[i].objcg;
-		n++;
-	}
-	return n;
+	return ksync__oc_stock_list(ksync__oc_thread_stock(), false, out, max);
 }
 
 #if KSYNC_SEAMS /* <ksync/objcache_testing.h> */
 int ksync_objcache_thread_parked(struct ksync_objcg **out, int max)
 {
-	struct ksync__oc_stock *st = ksync__oc_thread_stock();
-	int n = 0;
+	return ksync__oc_stock_list(ksync__oc_thread_stock(), true, out, max);
+}
 
-	if (!st)
-		return 0;
-	for (int i = 0; i < KSYNC__OC_PARK; i++) {
-		if (!st->park[i].objcg)
-			continue;
-		if (n < max && out)
-			out[n] = st->park[i].objcg;
-		n++;
-	}
-	return n;
+int ksync_objcache_stock_hint(const struct ksync_memgroup *g, int *buckets)
+{
+	if (buckets)
+		*buckets = KSYNC__OC_HINTS;
+	return (int)ksync__oc_stock_hint_of(g);
 }
 
 int ksync_objcache_park_set(const struct ksync_memgroup *g, int *ways)

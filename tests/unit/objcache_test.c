@@ -740,7 +740,9 @@ KTEST(design_b_parked_entries_return)
  * entry (its charges land on the parent, where the handle went), and a
  * charge of the dying group itself, before any miss, drops the entry and
  * charges its parent without caching anything for it. */
-static void offline_while_parked(bool charge_the_dying_group)
+enum after_offline { THEN_MISS, THEN_CHARGED, THEN_SWAPPED };
+
+static void offline_while_parked(enum after_offline then)
 {
 	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
 	struct ksync_objcache *c = make("bo", 64, KSYNC_OBJCACHE_ACCOUNT, KSYNC_OBJCACHE_CHARGE_HANDLES, false, set, 0);
@@ -764,7 +766,21 @@ static void offline_while_parked(bool charge_the_dying_group)
 	KASSERT(parked_has(xh)); /* with the live object's charge */
 	ksync_memgroup_get(x); /* kept in memory across its offline */
 	KCHECK_EQ(ksync_memgroup_offline(x), 0);
-	if (charge_the_dying_group) {
+	if (then == THEN_SWAPPED) {
+		/* Not a miss: another parked group comes back as a slot (its
+		 * entry swapped with a slot's, nothing looked up); the charge
+		 * still sweeps first. */
+		struct ksync_memgroup *y = NULL;
+
+		for (int i = 1; i < 7 && !y; i++)
+			if (parked_has(handle_of(g[i])))
+				y = g[i];
+		KASSERT(y != NULL);
+		ksync_objcache_free(c, ksync_objcache_alloc_group(c, y));
+		KCHECK(stock_has(handle_of(y)));
+		KCHECK(!parked_has(xh));
+		KCHECK(!stock_has(xh));
+	} else if (then == THEN_CHARGED) {
 		o = ksync_objcache_alloc_group(c, x);
 		KASSERT(o != NULL);
 		KCHECK(ksync_objcache_obj_group(c, o) == parent);
@@ -799,12 +815,150 @@ static void offline_while_parked(bool charge_the_dying_group)
 
 KTEST(design_b_offline_while_parked_then_miss)
 {
-	offline_while_parked(false);
+	offline_while_parked(THEN_MISS);
 }
 
 KTEST(design_b_offline_while_parked_then_charged)
 {
-	offline_while_parked(true);
+	offline_while_parked(THEN_CHARGED);
+}
+
+KTEST(design_b_offline_while_parked_then_swapped)
+{
+	offline_while_parked(THEN_SWAPPED);
+}
+
+/* Frees in another order than the charges: a free tries the entry last
+ * charged first, then looks its handle up among all the entries, slots or
+ * parked; every charge and reference comes back to its own group. */
+KTEST(design_b_frees_out_of_order)
+{
+	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
+	struct ksync_objcache *c = make("bf", 64, KSYNC_OBJCACHE_ACCOUNT, KSYNC_OBJCACHE_CHARGE_HANDLES, false, set, 0);
+	struct ksync_memgroup *g[8];
+	void *o[8][5];
+
+	for (int i = 0; i < 8; i++)
+		KASSERT((g[i] = ksync_memgroup_create(set, NULL)));
+	ksync_objcache_drain_thread();
+	for (int r = 0; r < 5; r++)
+		for (int i = 0; i < 8; i++)
+			KASSERT((o[i][r] = ksync_objcache_alloc_group(c, g[i])));
+	KCHECK_EQ(ksync_objcache_thread_stock(NULL, 0), KSYNC_OBJCACHE_STOCK_MAX);
+	KCHECK_EQ(ksync_objcache_thread_parked(NULL, 0), 8 - KSYNC_OBJCACHE_STOCK_MAX);
+	/* Group by group from the last, each group's objects newest first:
+	 * no free but the first finds its handle in the entry last charged. */
+	for (int i = 7; i >= 0; i--) {
+		for (int r = 4; r >= 0; r--)
+			ksync_objcache_free(c, o[i][r]);
+		ksync_objcache_drain_thread();
+		for (int j = 0; j < 8; j++)
+			KCHECK_EQ(stat_of(g[j], KSYNC_MEMGROUP_STAT_OBJECTS), j < i ? 5L : 0L);
+		/* The stock was drained: charge the remaining groups again. */
+		for (int j = 0; j < i; j++)
+			ksync_objcache_free(c, ksync_objcache_alloc_group(c, g[j]));
+	}
+	ksync_objcache_drain_thread();
+	for (int i = 0; i < 8; i++) {
+		KCHECK_EQ(stat_of(g[i], KSYNC_MEMGROUP_STAT_OBJECTS), 0L);
+		KCHECK_EQ(stat_of(g[i], KSYNC_MEMGROUP_STAT_BYTES), 0L);
+		KCHECK_EQ(ksync_memgroup_offline(g[i]), 0);
+	}
+	KCHECK_EQ(ksync_objcache_destroy(c), 0);
+	KCHECK_EQ(ksync_memgroup_set_destroy(set), 0);
+}
+
+/* Two groups whose charges try the same bucket of the stock's hints: each
+ * charge finds the other group's entry there and looks its own up; nothing
+ * is charged to the wrong group and no group gets two entries. */
+KTEST(design_b_shared_hint)
+{
+	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
+	struct ksync_objcache *c = make("bh", 64, KSYNC_OBJCACHE_ACCOUNT, KSYNC_OBJCACHE_CHARGE_HANDLES, false, set, 0);
+	struct ksync_memgroup *pool[256], *a = NULL, *b = NULL;
+	int buckets = 0, made = 0, owner[256];
+	void *o[2][8];
+
+	(void)ksync_objcache_stock_hint(NULL, &buckets);
+	KASSERT(buckets > 0 && buckets <= 256);
+	for (int i = 0; i < buckets; i++)
+		owner[i] = -1;
+	/* More groups than buckets: two of them share one. */
+	while (!b && made < 256) {
+		struct ksync_memgroup *x = ksync_memgroup_create(set, NULL);
+		int h;
+
+		KASSERT(x != NULL);
+		h = ksync_objcache_stock_hint(x, NULL);
+		KASSERT(h >= 0 && h < buckets);
+		pool[made] = x;
+		if (owner[h] >= 0) {
+			a = pool[owner[h]];
+			b = x;
+		}
+		owner[h] = made++;
+	}
+	KASSERT(a && b);
+	ksync_objcache_drain_thread();
+	for (int r = 0; r < 8; r++) {
+		KASSERT((o[0][r] = ksync_objcache_alloc_group(c, a)));
+		KASSERT((o[1][r] = ksync_objcache_alloc_group(c, b)));
+	}
+	KCHECK(stock_has(handle_of(a)));
+	KCHECK(stock_has(handle_of(b)));
+	KCHECK_EQ(ksync_objcache_thread_stock(NULL, 0), 2);
+	KCHECK_EQ(ksync_objcache_thread_parked(NULL, 0), 0);
+	ksync_objcache_drain_thread();
+	KCHECK_EQ(stat_of(a, KSYNC_MEMGROUP_STAT_OBJECTS), 8L);
+	KCHECK_EQ(stat_of(b, KSYNC_MEMGROUP_STAT_OBJECTS), 8L);
+	for (int r = 0; r < 8; r++) {
+		ksync_objcache_free(c, o[0][r]);
+		ksync_objcache_free(c, o[1][r]);
+	}
+	ksync_objcache_drain_thread();
+	for (int i = 0; i < made; i++) {
+		KCHECK_EQ(stat_of(pool[i], KSYNC_MEMGROUP_STAT_OBJECTS), 0L);
+		KCHECK_EQ(ksync_memgroup_offline(pool[i]), 0);
+	}
+	KCHECK_EQ(ksync_objcache_destroy(c), 0);
+	KCHECK_EQ(ksync_memgroup_set_destroy(set), 0);
+}
+
+/* The one-slot stock is the kernel's: going from five slots to one drops
+ * the park, and a thread cycling among groups then parks nothing. */
+KTEST(design_b_one_slot_parks_nothing)
+{
+	struct ksync_memgroup_set *set = ksync_memgroup_set_create();
+	struct ksync_objcache *c = make("b1", 64, KSYNC_OBJCACHE_ACCOUNT, KSYNC_OBJCACHE_CHARGE_HANDLES, false, set, 0);
+	struct ksync_memgroup *g[8];
+	void *live;
+
+	for (int i = 0; i < 8; i++)
+		KASSERT((g[i] = ksync_memgroup_create(set, NULL)));
+	ksync_objcache_drain_thread();
+	for (int r = 0; r < 3; r++)
+		for (int i = 0; i < 8; i++)
+			ksync_objcache_free(c, ksync_objcache_alloc_group(c, g[i]));
+	KCHECK_EQ(ksync_objcache_thread_parked(NULL, 0), 8 - KSYNC_OBJCACHE_STOCK_MAX);
+	live = ksync_objcache_alloc_group(c, g[0]); /* pending in a slot, then parked */
+	KASSERT(live != NULL);
+	KCHECK_EQ(ksync_objcache_set_stock_slots(1), KSYNC_OBJCACHE_STOCK_MAX);
+	for (int r = 0; r < 3; r++)
+		for (int i = 0; i < 8; i++) {
+			ksync_objcache_free(c, ksync_objcache_alloc_group(c, g[i]));
+			KCHECK_EQ(ksync_objcache_thread_parked(NULL, 0), 0);
+			KCHECK_EQ(ksync_objcache_thread_stock(NULL, 0), 1);
+			KCHECK(stock_has(handle_of(g[i])));
+		}
+	ksync_objcache_free(c, live);
+	ksync_objcache_drain_thread();
+	for (int i = 0; i < 8; i++) {
+		KCHECK_EQ(stat_of(g[i], KSYNC_MEMGROUP_STAT_OBJECTS), 0L);
+		KCHECK_EQ(ksync_memgroup_offline(g[i]), 0);
+	}
+	KCHECK_EQ(ksync_objcache_set_stock_slots(KSYNC_OBJCACHE_STOCK_MAX), 1);
+	KCHECK_EQ(ksync_objcache_destroy(c), 0);
+	KCHECK_EQ(ksync_memgroup_set_destroy(set), 0);
 }
 
 /* ------------------------------------------------------------------------ */
