@@ -64,6 +64,12 @@ const bench_ops *const kModules[] = {
 	&bench_pthread_rwlock,
 };
 
+// call and call_latency only: ksync_srcu's callbacks on a domain that lets
+// call_srcu() run them (ksync_srcu_set_cb_in_caller()).
+const bench_ops *const kCallModules[] = { &bench_ksync_srcu, &bench_ksync_srcu_in_caller, &bench_urcu_memb,
+					  &bench_urcu_qsbr, &bench_urcu_bp, &bench_ck_epoch,
+					  &bench_ck_rwlock, &bench_ck_brlock, &bench_pthread_rwlock };
+
 const bench_hash_ops *const kHashes[] = { &bench_hash_ksync, &bench_hash_urcu, &bench_hash_rwlock };
 
 constexpr unsigned long kReadBatch = 1024;
@@ -355,14 +361,14 @@ void register_all()
 	// call_rcu thread that runs the callbacks and frees the nodes is half of
 	// the work, and the producers' own CPU time alone hid it (the name gets
 	// "/process_time": ksync_srcu/call/process_time/real_time/threads:1).
-	for (const bench_ops *m : kModules)
+	for (const bench_ops *m : kCallModules)
 		if (m->call)
 			benchmark::RegisterBenchmark(name(m, "call").c_str(), bm_call, m)
 				->ThreadRange(1, g_max_threads)
 				->MeasureProcessCPUTime()
 				->UseRealTime()
 				->Unit(benchmark::kMillisecond);
-	for (const bench_ops *m : kModules)
+	for (const bench_ops *m : kCallModules)
 		if (m->call)
 			benchmark::RegisterBenchmark(name(m, "call_latency").c_str(), bm_call_latency, m)
 				->UseRealTime()
@@ -396,6 +402,7 @@ int main(int argc, char **argv)
 	argc = out;
 	for (const bench_ops *m : kModules)
 		m->init();
+	bench_ksync_srcu_in_caller.init();
 	for (const bench_hash_ops *h : kHashes)
 		h->init();
 	register_all();

@@ -69,7 +69,7 @@ struct bench_ops {
 	void (*barrier)(void);
 };
 
-extern const struct bench_ops bench_ksync_srcu, bench_ksync_srcu_fenced;
+extern const struct bench_ops bench_ksync_srcu, bench_ksync_srcu_fenced, bench_ksync_srcu_in_caller;
 extern const struct bench_ops bench_urcu_memb, bench_urcu_qsbr, bench_urcu_bp;
 extern const struct bench_ops bench_ck_epoch, bench_ck_rwlock, bench_ck_brlock;
 extern const struct bench_ops bench_pthread_rwlock;

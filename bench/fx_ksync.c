@@ -128,6 +128,26 @@ static void k_barrier(void)
 	ksync_srcu_barrier(&k_srcu);
 }
 
+/* The same callbacks on a domain that lets call_srcu() run them (ksync_srcu_set_cb_in_caller()). */
+static KSYNC_DEFINE_SRCU(k_srcu_ic);
+
+static void k_init_in_caller(void)
+{
+	ksync_srcu_set_cb_in_caller(&k_srcu_ic, true);
+}
+
+static void k_call_in_caller(uint64_t t_enq, int *done)
+{
+	struct knode *n = BENCH_CB_NODE_NEW(struct knode, t_enq, done);
+
+	ksync_call_srcu(&k_srcu_ic, &n->h, k_cb);
+}
+
+static void k_barrier_in_caller(void)
+{
+	ksync_srcu_barrier(&k_srcu_ic);
+}
+
 void bench_ksync_poll_gp(void)
 {
 	unsigned long cookie = ksync_start_poll_synchronize_srcu(&k_srcu);
@@ -163,6 +183,18 @@ const struct bench_ops bench_ksync_srcu = {
 	.caller_end = bench_nothing,
 	.call = k_call,
 	.barrier = k_barrier,
+};
+
+/* call and call_latency only (bench_srcu.cc registers it apart from the read-side modules). */
+const struct bench_ops bench_ksync_srcu_in_caller = {
+	.name = "ksync_srcu_in_caller",
+	.init = k_init_in_caller,
+	.thread_begin = bench_nothing,
+	.thread_end = bench_nothing,
+	.caller_begin = bench_nothing,
+	.caller_end = bench_nothing,
+	.call = k_call_in_caller,
+	.barrier = k_barrier_in_caller,
 };
 
 const struct bench_ops bench_ksync_srcu_fenced = {

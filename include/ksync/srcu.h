@@ -140,7 +140,9 @@ KSYNC_SRCU_API void ksync_synchronize_srcu_expedited(struct ksync_srcu_struct *s
  * @ssp: the domain
  * @head: a head embedded in the object; untouched by the caller until @func runs
  * @func: the callback; runs on the domain's helper thread, outside any lock,
- *        and may call ksync_call_srcu() again
+ *        and may call ksync_call_srcu() again; on a domain that asked for it
+ *        (ksync_srcu_set_cb_in_caller()), possibly in a later
+ *        ksync_call_srcu() of another thread or of this one, before it queues
  *
  * Never waits for a grace period. When more than the domain's limit
  * (ksync_srcu_set_cb_limit(), default KSYNC_SRCU_CB_LIMIT_DEFAULT)
@@ -152,7 +154,9 @@ KSYNC_SRCU_API void ksync_synchronize_srcu_expedited(struct ksync_srcu_struct *s
  *
  * Ordering: everything the caller did before the call happens before the
  * grace period, and everything every reader it waited for did happens
- * before @func runs.
+ * before @func runs. The callbacks of a domain run one at a time, in the
+ * order their ksync_call_srcu() calls were ordered (a callback queued by a
+ * thread runs after those it queued before).
  */
 KSYNC_SRCU_API void ksync_call_srcu(struct ksync_srcu_struct *ssp, struct ksync_rcu_head *head, void (*func)(struct ksync_rcu_head *head));
 
@@ -212,6 +216,30 @@ KSYNC_SRCU_API bool ksync_poll_state_synchronize_srcu(struct ksync_srcu_struct *
 static inline void ksync_srcu_set_cb_limit(struct ksync_srcu_struct *ssp, unsigned long limit)
 {
 	ksync_ulong_store(&ssp->cb_limit, limit);
+}
+
+/**
+ * ksync_srcu_set_cb_in_caller() - let ksync_call_srcu() run @ssp's callbacks.
+ * @ssp: the domain
+ * @on: true to allow it, false (the default) to keep every callback on the helper
+ *
+ * With @on, while producers queue callbacks without pause, the helper hands
+ * a batch whose grace period has passed to the next caller of
+ * ksync_call_srcu() on @ssp, which runs it before it queues its own head
+ * (not from a callback, of any domain, nor inside a ksync_srcu_read_lock()
+ * section of @ssp; what no caller takes before the helper's next batch, or
+ * before someone waits in ksync_srcu_barrier(), the helper runs). The nodes
+ * are then freed by the thread that allocates the next ones, from its own
+ * cache and allocator arena, instead of on another CPU while it allocates.
+ * Ask for it only where every caller of ksync_call_srcu() on @ssp may run
+ * any of its callbacks at that point: no lock or state a callback takes is
+ * held around the call (the kernel runs callbacks in another context, and
+ * so does this domain without it). Order, the barrier and the grace period
+ * are unchanged. May be called at any time.
+ */
+static inline void ksync_srcu_set_cb_in_caller(struct ksync_srcu_struct *ssp, bool on)
+{
+	KSYNC_WRITE_ONCE(ssp->cb_in_caller, on ? 1 : 0);
 }
 
 /**

@@ -208,6 +208,11 @@ KTEST(cleanup_stops_a_helper_in_its_delay)
 	freed_b = 0;
 	helper_into_delay();
 	ksync_srcu_barrier(&dd); /* ends the delay, runs B */
+	/*
+	 * The barrier returns once its marker ran, maybe before the helper
+	 * ends that batch: A queued then would start a delay right away.
+	 */
+	KT_POLL_UNTIL_MS(kt_srcu_helper_sleep(&dd) == KSYNC__SRCU_HELPER_IDLE, 5000);
 	helper_into_delay();     /* a second delay, from 0 again */
 	ksync_srcu_barrier(&dd);
 	KCHECK_EQ(__atomic_load_n(&freed_b, __ATOMIC_SEQ_CST), 2);

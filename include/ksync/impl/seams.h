@@ -35,6 +35,8 @@
  *	                    readers and the cmpxchg that takes the token
  *	  SRCU_CB_DELAY     a helper thread entering its batching delay (under
  *	                    the domain's cb_lock, before the futex wait)
+ *	  SRCU_CB_PARK      a helper parking a batch for the callers of
+ *	                    ksync_call_srcu() (under cb_lock, before it is seen)
  *	The compiled modules' points are run-time yield hooks, set through
  *	<ksync/shrinker_testing.h>, <ksync/memgroup_testing.h>,
  *	<ksync/list_lru_testing.h> and <ksync/objcache_testing.h>.
@@ -75,6 +77,10 @@
 #endif
 #ifndef KSYNC_TP_SRCU_CB_DELAY
 #define KSYNC_TP_SRCU_CB_DELAY() do { } while (0)
+#endif
+
+#ifndef KSYNC_TP_SRCU_CB_PARK
+#define KSYNC_TP_SRCU_CB_PARK() do { } while (0)
 #endif
 
 #endif /* KSYNC_IMPL_SEAMS_H */

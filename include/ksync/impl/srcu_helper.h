@@ -49,6 +49,7 @@ enum ksync__srcu_helper_sleep {
 	KSYNC__SRCU_HELPER_IDLE = 1,     /* nothing queued: waits on cb_wake */
 	KSYNC__SRCU_HELPER_DELAYING = 2, /* in a batching delay, on cb_wake with a timeout */
 	KSYNC__SRCU_HELPER_HURRIED = 3,  /* a delay cut short by a waiter (hurry) */
+	KSYNC__SRCU_HELPER_PROMPTED = 4, /* cut short by a producer that may run a parked batch */
 };
 
 #if KSYNC__SRCU_BODIES
@@ -80,17 +81,40 @@ enum ksync__srcu_helper_sleep {
  * before it decides to wait, so a hurry is never lost between the two).
  * The delay then starts again from 0.
  */
-static KSYNC_UNUSED void ksync__srcu_hurry_locked(struct ksync_srcu_struct *ssp)
+static KSYNC_UNUSED void ksync__srcu_wake_locked(struct ksync_srcu_struct *ssp, int how)
 {
 	int was = ssp->helper_sleeping;
 
 	if (was == KSYNC__SRCU_HELPER_IDLE) {
+		/* marked too: the helper must not park the batch it wakes for */
+		if (how == KSYNC__SRCU_HELPER_HURRIED)
+			ssp->helper_sleeping = KSYNC__SRCU_HELPER_HURRIED;
 		pthread_cond_signal(&ssp->cb_wake);
 		return;
 	}
-	KSYNC_WRITE_ONCE(ssp->helper_sleeping, KSYNC__SRCU_HELPER_HURRIED); /* the futex word */
+	if (was == KSYNC__SRCU_HELPER_HURRIED)
+		return; /* a hurry already marked stays one */
+	KSYNC_WRITE_ONCE(ssp->helper_sleeping, how); /* the futex word */
 	if (was == KSYNC__SRCU_HELPER_DELAYING)
 		(void)ksync__futex_wake(&ssp->helper_sleeping, 1);
+}
+
+static KSYNC_UNUSED void ksync__srcu_hurry_locked(struct ksync_srcu_struct *ssp)
+{
+	ksync__srcu_wake_locked(ssp, KSYNC__SRCU_HELPER_HURRIED);
+}
+
+/*
+ * Under cb_lock: a producer past half the limit, or at it. Without callbacks
+ * in the callers, a hurry. With them, PROMPTED: the delay ends, but the
+ * helper may still park its next batch and keeps the delay's level, since
+ * the producer itself runs a parked batch (in its next call, or while
+ * throttled) and so waits for nobody.
+ */
+static KSYNC_UNUSED void ksync__srcu_prompt_locked(struct ksync_srcu_struct *ssp)
+{
+	ksync__srcu_wake_locked(ssp, KSYNC_READ_ONCE(ssp->cb_in_caller) ? KSYNC__SRCU_HELPER_PROMPTED
+								   : KSYNC__SRCU_HELPER_HURRIED);
 }
 
 /* ksync__srcu_hurry_locked(), taking cb_lock. */
@@ -108,7 +132,8 @@ static KSYNC_UNUSED void ksync__srcu_hurry(struct ksync_srcu_struct *ssp)
  * was cut short.
  */
 static KSYNC_UNUSED unsigned long ksync__srcu_batch_delay(struct ksync_srcu_struct *ssp,
-							  unsigned long delay_us, unsigned long by_helper0)
+							  unsigned long delay_us, unsigned long by_helper0,
+							  bool *hurried)
 {
 	/*
 	 * Heads queued by the batch's own callbacks (a chain that requeues
@@ -118,12 +143,19 @@ static KSYNC_UNUSED unsigned long ksync__srcu_batch_delay(struct ksync_srcu_stru
 
 	if (ssp->helper_sleeping == KSYNC__SRCU_HELPER_HURRIED) {
 		ssp->helper_sleeping = KSYNC__SRCU_HELPER_AWAKE; /* hurried during the batch */
+		*hurried = true;
 		return 0;
 	}
-	if (!ksync_ptr_load(&ssp->cb_stack) || ksync_ulong_load(&ssp->cb_count) <= requeued ||
+	if (ssp->helper_sleeping == KSYNC__SRCU_HELPER_PROMPTED) {
+		ssp->helper_sleeping = KSYNC__SRCU_HELPER_AWAKE; /* prompted during the batch */
+		return delay_us;
+	}
+	if ((!ksync_ptr_load(&ssp->cb_stack) && !ksync_ptr_load(&ssp->cb_ready)) ||
+	    ksync_ulong_load(&ssp->cb_count) <= requeued ||
 	    ssp->helper_state != KSYNC__SRCU_HELPER_RUNNING ||
 	    ssp->poll_req_valid || __atomic_load_n(&ksync_sched_hook, __ATOMIC_RELAXED) ||
-	    ksync_ulong_load(&ssp->cb_count) > ksync__srcu_cb_limit(ssp) / 2)
+	    (ksync_ulong_load(&ssp->cb_count) > ksync__srcu_cb_limit(ssp) / 2 &&
+	     !ksync_ptr_load(&ssp->cb_ready))) /* parked: a producer past half the limit runs it */
 		return 0;
 	delay_us = delay_us ? delay_us * 2 : KSYNC_SRCU_CB_DELAY_MIN_US;
 	if (delay_us > KSYNC_SRCU_CB_DELAY_MAX_US)
@@ -143,16 +175,88 @@ static KSYNC_UNUSED unsigned long ksync__srcu_batch_delay(struct ksync_srcu_stru
 	pthread_mutex_unlock(&ssp->cb_lock);
 	(void)ksync__futex_wait(&ssp->helper_sleeping, KSYNC__SRCU_HELPER_DELAYING, &ts);
 	ksync__mutex_lock(&ssp->cb_lock);
-	if (ssp->helper_sleeping != KSYNC__SRCU_HELPER_DELAYING)
+	if (ssp->helper_sleeping == KSYNC__SRCU_HELPER_HURRIED) {
 		delay_us = 0; /* hurried: someone waits; start again from 0 */
+		*hurried = true;
+	}
 	ssp->helper_sleeping = KSYNC__SRCU_HELPER_AWAKE;
 	return delay_us;
+}
+
+/*
+ * The helper invokes @list: from its array (*@arr, *@cap) when it holds the
+ * batch (cb_count counts every head of @list until it has run, so it bounds
+ * the batch; a larger one, or no memory, takes the list's own walk).
+ */
+static KSYNC_UNUSED void ksync__srcu_helper_invoke(struct ksync_srcu_struct *ssp, struct ksync_rcu_head *list,
+						   uintptr_t **arr, size_t *cap)
+{
+	size_t need = (size_t)ksync_ulong_load(&ssp->cb_count);
+
+	if (need > *cap && need <= KSYNC__SRCU_INVOKE_ARRAY_MAX) {
+		size_t c = need * 2 < KSYNC__SRCU_INVOKE_ARRAY_MAX ? need * 2 : KSYNC__SRCU_INVOKE_ARRAY_MAX;
+		uintptr_t *grown = (uintptr_t *)realloc(*arr, c * sizeof(**arr));
+		if (grown) {
+			*arr = grown;
+			*cap = c;
+		}
+	}
+	if (!*arr || !ksync__srcu_invoke_array(ssp, list, *arr, *cap))
+		ksync__srcu_invoke(ssp, list);
+}
+
+/*
+ * Callbacks in the callers (ksync_srcu_set_cb_in_caller()). After the grace
+ * period of @list, while producers keep queuing (heads behind it) and nobody
+ * waits for the helper, the helper parks @list in cb_ready instead of
+ * invoking it, and waits its batching delay; the next ksync_call_srcu() on a
+ * thread that may run callbacks takes the batch and runs it
+ * (ksync__srcu_run_ready()), so the nodes are freed by the thread that
+ * allocates the next ones, from its own cache. What no caller took by the
+ * next batch, or by a hurry (barrier, throttled producer, poll, cleanup),
+ * the helper runs itself, before anything newer.
+ *
+ * Order: one batch runs at a time, oldest first. The helper parks only when
+ * cb_ready is empty and no caller runs a batch (driving), and waits for a
+ * caller's run to end before it invokes or parks the next one; a caller
+ * takes cb_ready only under cb_lock and with nobody driving.
+ *
+ * Never a batch someone waits for: a srcu_barrier() marker in @list was
+ * pushed before the helper took it and its hurry came after the push, so
+ * the helper either saw the hurry since it took its last batch (@hurried,
+ * also from the idle wait) or sees it marked now; one that comes after the
+ * park ends the delay, and the helper runs the batch. Under no lock, with
+ * nothing parked (the helper takes what no caller took before its next
+ * batch). Returns true when @list was parked.
+ */
+static KSYNC_UNUSED bool ksync__srcu_park(struct ksync_srcu_struct *ssp, struct ksync_rcu_head *list,
+					  bool hurried)
+{
+	bool park;
+
+	if (!KSYNC_READ_ONCE(ssp->cb_in_caller) && !KSYNC_READ_ONCE(ssp->driving))
+		return false; /* not asked for; nobody runs a batch in place of the helper */
+	ksync__mutex_lock(&ssp->cb_lock);
+	while (ssp->driving) /* a caller runs the batch parked before: @list runs after it */
+		ksync__cond_wait(&ssp->cb_done, &ssp->cb_lock);
+	park = !hurried && KSYNC_READ_ONCE(ssp->cb_in_caller) &&
+	       ssp->helper_state == KSYNC__SRCU_HELPER_RUNNING &&
+	       ssp->helper_sleeping != KSYNC__SRCU_HELPER_HURRIED && !ssp->poll_req_valid &&
+	       ksync_ptr_load(&ssp->cb_stack) && !__atomic_load_n(&ksync_sched_hook, __ATOMIC_RELAXED);
+	if (park) {
+		KSYNC_TEST_POINT(SRCU_CB_PARK);
+		(void)ksync_ptr_xchg(&ssp->cb_ready, (void *)list); /* under cb_lock; read without it */
+		pthread_cond_broadcast(&ssp->cb_done); /* a throttled producer runs it */
+	}
+	pthread_mutex_unlock(&ssp->cb_lock);
+	return park;
 }
 
 static KSYNC_UNUSED void *ksync__srcu_helper_main(void *arg)
 {
 	struct ksync_srcu_struct *ssp = (struct ksync_srcu_struct *)arg;
 	unsigned long gen = ksync_srcu_fork_gen, delay_us = 0;
+	bool hurried = false; /* since the last batch was taken: see ksync__srcu_park() */
 	uintptr_t *arr = NULL; /* ksync__srcu_invoke_array()'s, grown to the largest batch */
 	size_t arr_cap = 0;
 
@@ -162,19 +266,34 @@ static KSYNC_UNUSED void *ksync__srcu_helper_main(void *arg)
 	ksync__mutex_lock(&ssp->cb_lock);
 	for (;;) {
 		while (ssp->helper_state == KSYNC__SRCU_HELPER_RUNNING && !ksync_ptr_load(&ssp->cb_stack) &&
+		       !ksync_ptr_load(&ssp->cb_ready) &&
 		       !(ssp->poll_req_valid &&
 			 !ksync__srcu_seq_ge(ksync_ulong_load(&ssp->gp_seq), ssp->poll_req))) {
 			ssp->helper_sleeping = KSYNC__SRCU_HELPER_IDLE;
 			ksync__cond_wait(&ssp->cb_wake, &ssp->cb_lock);
+			if (ssp->helper_sleeping == KSYNC__SRCU_HELPER_HURRIED)
+				hurried = true;
 			ssp->helper_sleeping = KSYNC__SRCU_HELPER_AWAKE;
 			delay_us = 0; /* the producers paused */
 		}
-		if (ssp->helper_state != KSYNC__SRCU_HELPER_RUNNING && !ksync_ptr_load(&ssp->cb_stack))
+		if (ssp->helper_state != KSYNC__SRCU_HELPER_RUNNING && !ksync_ptr_load(&ssp->cb_stack) &&
+		    !ksync_ptr_load(&ssp->cb_ready))
 			break;
 		unsigned long req = ssp->poll_req;
 		bool req_valid = ssp->poll_req_valid;
 		pthread_mutex_unlock(&ssp->cb_lock);
 
+		/* A batch parked for the callers that none took runs first (ksync__srcu_park()). */
+		struct ksync_rcu_head *older = (struct ksync_rcu_head *)ksync_ptr_load(&ssp->cb_ready);
+		if (older) {
+			ksync__mutex_lock(&ssp->cb_lock);
+			older = (struct ksync_rcu_head *)ksync_ptr_xchg(&ssp->cb_ready, NULL);
+			pthread_mutex_unlock(&ssp->cb_lock);
+			if (older)
+				ksync__srcu_helper_invoke(ssp, older, &arr, &arr_cap);
+			if (ksync_srcu_fork_gen != gen)
+				return NULL; /* a callback forked: see below */
+		}
 		struct ksync_rcu_head *list =
 			(struct ksync_rcu_head *)ksync_ptr_xchg(&ssp->cb_stack, NULL);
 		unsigned long by_helper0 = ksync_ulong_load(&ssp->cb_by_helper);
@@ -182,24 +301,11 @@ static KSYNC_UNUSED void *ksync__srcu_helper_main(void *arg)
 		unsigned long cookie = ksync_get_state_synchronize_srcu(ssp);
 		if (req_valid && ksync__srcu_seq_ge(req, cookie))
 			cookie = req;
-		if (!KSYNC_PLANT(SRCU_EARLY_CALLBACK)) /* the fuzzers' plant (docs/fuzzing.md) */
+		if ((list || req_valid) && !KSYNC_PLANT(SRCU_EARLY_CALLBACK)) /* the fuzzers' plant */
 			ksync__srcu_gp_until(ssp, cookie);
-		/*
-		 * From the array when it holds the batch: cb_count counts every
-		 * head of @list until it has run, so it bounds the batch (a
-		 * larger one, or no memory, takes the list's own walk).
-		 */
-		size_t need = (size_t)ksync_ulong_load(&ssp->cb_count);
-		if (need > arr_cap && need <= KSYNC__SRCU_INVOKE_ARRAY_MAX) {
-			size_t cap = need * 2 < KSYNC__SRCU_INVOKE_ARRAY_MAX ? need * 2 : KSYNC__SRCU_INVOKE_ARRAY_MAX;
-			uintptr_t *grown = (uintptr_t *)realloc(arr, cap * sizeof(*arr));
-			if (grown) {
-				arr = grown;
-				arr_cap = cap;
-			}
-		}
-		if (!arr || !ksync__srcu_invoke_array(ssp, list, arr, arr_cap))
-			ksync__srcu_invoke(ssp, list);
+		if (list && !ksync__srcu_park(ssp, list, hurried))
+			ksync__srcu_helper_invoke(ssp, list, &arr, &arr_cap);
+		hurried = false;
 		/*
 		 * A callback forked and this is the child: the domain has no
 		 * helper here (the next call_srcu starts one). This thread, the
@@ -213,7 +319,7 @@ static KSYNC_UNUSED void *ksync__srcu_helper_main(void *arg)
 		if (ssp->poll_req_valid &&
 		    ksync__srcu_seq_ge(ksync_ulong_load(&ssp->gp_seq), ssp->poll_req))
 			ssp->poll_req_valid = 0;
-		delay_us = ksync__srcu_batch_delay(ssp, delay_us, by_helper0);
+		delay_us = ksync__srcu_batch_delay(ssp, delay_us, by_helper0, &hurried);
 	}
 	pthread_mutex_unlock(&ssp->cb_lock);
 	free(arr);
@@ -264,6 +370,40 @@ static KSYNC_UNUSED void ksync__srcu_push(struct ksync_srcu_struct *ssp, struct 
 		ksync__srcu_kick(ssp);
 }
 
+/*
+ * A caller of ksync_call_srcu() runs the batch the helper parked
+ * (ksync__srcu_park()), marked as running @ssp's callbacks as the helper
+ * does (a callback's ksync_call_srcu() never blocks and counts in
+ * cb_by_helper; its ksync_srcu_barrier() is reported). Nothing when another
+ * caller took it first.
+ */
+static KSYNC_UNUSED KSYNC_NOINLINE void ksync__srcu_run_ready(struct ksync_srcu_struct *ssp)
+{
+	const void *was_running = ksync_srcu_self.running;
+	struct ksync_rcu_head *list;
+
+	ksync__mutex_lock(&ssp->cb_lock);
+	list = (struct ksync_rcu_head *)ksync_ptr_load(&ssp->cb_ready);
+	if (!list || ssp->driving) {
+		pthread_mutex_unlock(&ssp->cb_lock);
+		return;
+	}
+	(void)ksync_ptr_xchg(&ssp->cb_ready, NULL);
+	ssp->driving = 1; /* the helper's next batch waits for this one */
+	pthread_mutex_unlock(&ssp->cb_lock);
+
+	ksync_srcu_self.running = ssp;
+	ksync_srcu_self.in_helper = 1;
+	(void)ksync__srcu_invoke(ssp, list);
+	ksync_srcu_self.running = was_running;
+	ksync_srcu_self.in_helper = 0; /* only set here when it was 0 */
+
+	ksync__mutex_lock(&ssp->cb_lock);
+	ssp->driving = 0;
+	pthread_cond_broadcast(&ssp->cb_done); /* the helper, waiting to invoke or park */
+	pthread_mutex_unlock(&ssp->cb_lock);
+}
+
 /* ksync_call_srcu(): see <ksync/srcu.h>. */
 KSYNC_SRCU_API void ksync_call_srcu(struct ksync_srcu_struct *ssp, struct ksync_rcu_head *head,
 					 void (*func)(struct ksync_rcu_head *head))
@@ -275,6 +415,13 @@ KSYNC_SRCU_API void ksync_call_srcu(struct ksync_srcu_struct *ssp, struct ksync_
 		return;
 #endif
 	head->func = func;
+	/*
+	 * A batch parked for the callers runs here first: not from a callback
+	 * (of any domain) nor inside a section of @ssp.
+	 */
+	if (ksync_unlikely(ksync_ptr_load(&ssp->cb_ready) != NULL) && !ksync_srcu_self.in_helper &&
+	    !ksync__srcu_self_inside(ssp))
+		ksync__srcu_run_ready(ssp);
 	bool helper = ksync__srcu_am_helper(ssp);
 	unsigned long n = ksync_ulong_fetch_add(&ssp->cb_count, 1) + 1;
 	KSYNC_TEST_POINT(SRCU_CALL);
@@ -288,8 +435,11 @@ KSYNC_SRCU_API void ksync_call_srcu(struct ksync_srcu_struct *ssp, struct ksync_
 	if (helper)
 		(void)ksync_ulong_fetch_add(&ssp->cb_by_helper, 1);
 	/* Half the limit queued: the helper's batching delay ends (once per crossing). */
-	if (ksync_unlikely(n == ksync__srcu_cb_limit(ssp) / 2 + 1))
-		ksync__srcu_hurry(ssp);
+	if (ksync_unlikely(n == ksync__srcu_cb_limit(ssp) / 2 + 1)) {
+		ksync__mutex_lock(&ssp->cb_lock);
+		ksync__srcu_prompt_locked(ssp);
+		pthread_mutex_unlock(&ssp->cb_lock);
+	}
 	/*
 	 * A callback (of any domain's helper) never blocks here: the helper it
 	 * would wait for may itself wait, through a reader or a barrier, on
@@ -305,10 +455,18 @@ KSYNC_SRCU_API void ksync_call_srcu(struct ksync_srcu_struct *ssp, struct ksync_
 		int cancel;
 		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel); /* cb_lock held in the wait */
 		ksync__mutex_lock(&ssp->cb_lock);
-		ksync__srcu_hurry_locked(ssp);
+		ksync__srcu_prompt_locked(ssp);
 		while (ksync_ulong_load(&ssp->cb_count) > ksync__srcu_cb_limit(ssp) &&
-		       ssp->helper_state == KSYNC__SRCU_HELPER_RUNNING)
+		       ssp->helper_state == KSYNC__SRCU_HELPER_RUNNING) {
+			if (ksync_ptr_load(&ssp->cb_ready) && !ssp->driving) {
+				/* parked for the callers: run it here (ksync__srcu_park()) */
+				pthread_mutex_unlock(&ssp->cb_lock);
+				ksync__srcu_run_ready(ssp);
+				ksync__mutex_lock(&ssp->cb_lock);
+				continue;
+			}
 			ksync__cond_wait(&ssp->cb_done, &ssp->cb_lock);
+		}
 		pthread_mutex_unlock(&ssp->cb_lock);
 		pthread_setcancelstate(cancel, NULL);
 	}

@@ -257,7 +257,8 @@ static KSYNC_UNUSED void ksync__srcu_atfork_child(void)
 		ssp->driving = 0;
 		/*
 		 * Callbacks still queued run in the child too (the helper restarts
-		 * on demand); a batch the parent's helper had taken is lost here.
+		 * on demand); a batch the parent's helper had taken is lost here,
+		 * a batch it parked for a caller (cb_ready) with it.
 		 * srcu_barrier() markers are not callbacks: each lives on the
 		 * stack of a thread waiting in the barrier, and no such thread
 		 * exists here (the forking thread is in fork()). Their stacks are
@@ -265,6 +266,7 @@ static KSYNC_UNUSED void ksync__srcu_atfork_child(void)
 		 * would be called through memory that is no longer its own.
 		 */
 		unsigned long n = 0;
+		ssp->cb_ready = NULL;
 		struct ksync_rcu_head **hp = (struct ksync_rcu_head **)&ssp->cb_stack;
 		while (*hp) {
 			if ((*hp)->func == ksync__srcu_barrier_cb) {

@@ -237,7 +237,9 @@ struct ksync_srcu_struct {
 	int poll_req_valid;
 	int helper_state;		/* enum ksync__srcu_helper_state */
 	int helper_sleeping;
-	int driving;			/* a caller runs a batch in place of the helper (fuzzing mode) */
+	int driving;			/* a caller runs a batch in place of the helper */
+	int cb_in_caller;		/* ksync_srcu_set_cb_in_caller() */
+	void *cb_ready;			/* a batch past its grace period, parked for a caller (LIFO) */
 	pthread_t helper;
 	void *dbg_set;			/* KSYNC_DEBUG: heads queued (double call_srcu) */
 	struct ksync_list_head dlink;	/* on the process-wide list of domains */
@@ -262,6 +264,7 @@ struct ksync_srcu_struct {
 		PTHREAD_COND_INITIALIZER,    /* cb_wake */                     \
 		PTHREAD_COND_INITIALIZER,    /* cb_done */                     \
 		0, 0, 0, 0, 0, /* poll_req, poll_req_valid, helper_state, helper_sleeping, driving */ \
+		0, 0,          /* cb_in_caller, cb_ready */                    \
 		0, 0,                        /* helper, dbg_set */             \
 		KSYNC_LIST_HEAD_INIT((name).dlink),                            \
 	}
