@@ -190,8 +190,10 @@ a=$(get $k update_readers readers:2 6) b=$(get $u update_readers readers:2 6)
 row "reads/s of those 2 readers meanwhile" "$(fmt_rate "$a")" "$(fmt_rate "$b")" "$(ratio "$a" "$b")" "≥ 1.0x"
 for t in 1 2; do
 	a=$(get $k call threads:$t 5) b=$(get $u call threads:$t 5)
-	row "\`call_srcu\` vs \`call_rcu\` throughput, malloc'd nodes freed in the callback, $t producer$([ $t = 1 ] || echo s) (\`call/threads:$t\`; CPU: every thread of the process)" \
-		"$(fmt_rate "$a")" "$(fmt_rate "$b")" "$(ratio "$a" "$b")" "≥ 2x; CPU ≤ 0.8x" "$(cpu call threads:$t)"
+	c=$(get ksync_srcu_in_caller call threads:$t 5)
+	row "\`call_srcu\` vs \`call_rcu\` throughput, malloc'd nodes freed in the callback, $t producer$([ $t = 1 ] || echo s) (\`call/threads:$t\`; CPU: every thread of the process): default; callbacks in the callers (\`ksync_srcu_set_cb_in_caller\`)" \
+		"$(fmt_rate "$a"); $(fmt_rate "$c")" "$(fmt_rate "$b")" "$(ratio "$a" "$b"); $(ratio "$c" "$b")" "≥ 2x; CPU ≤ 0.8x" \
+		"$(cpu call threads:$t); $(K=ksync_srcu_in_caller cpu call threads:$t)"
 done
 for pm in 1 10 100; do
 	pct=$(awk -v p=$pm 'BEGIN { printf "%g", p / 10 }')
@@ -433,7 +435,8 @@ page="$out/benchmarks.md"
 	Modules: \`ksync_srcu\` (default, membarrier read side, the classic form: \`ksync_srcu_read_lock\`
 	returns 0/1), \`ksync_srcu_fast\` (the same domain read with \`ksync_srcu_read_lock_fast\`, whose
 	token is the counter's address), \`ksync_srcu_far\` / \`ksync_srcu_far_fast\` (the 40th domain set
-	up, past the 31 with a direct per-thread word), \`ksync_srcu_fenced\`
+	up, past the 31 with a direct per-thread word), \`ksync_srcu_in_caller\` (\`call\` rows only: a domain with
+	\`ksync_srcu_set_cb_in_caller()\`, whose finished batches the next \`call_srcu\` runs on its own thread), \`ksync_srcu_fenced\`
 	(\`KSYNC_SRCU_FENCED\`), \`urcu_memb\`, \`urcu_qsbr\` (one \`urcu_qsbr_quiescent_state()\` per 256
 	reads, counted in the read figure), \`urcu_bp\` (liburcu's inline fast paths, \`_LGPL_SOURCE\`),
 	\`ck_epoch\` (\`ck_epoch_begin/end\`, \`ck_epoch_synchronize\`, \`ck_epoch_call\` + \`ck_epoch_poll\`
