@@ -246,32 +246,37 @@ void ksync__shr_record_release(struct ksync_shrinker_record *rec)
  */
 void ksync__shr_name_capture(struct record_name *n, const char *fmt, va_list ap)
 {
-	char *t = n->text, *const end = n->text + sizeof(n->text);
-	const char *f = fmt;
+	char *const t = n->text;
+	const size_t size = sizeof(n->text);
+	size_t i = 0;
 	int nargs = 0;
 	va_list aq;
 
 	va_copy(aq, ap);
 	for (;;) {
-		char c = *f++;
+		char c;
 		bool is_long;
 
-		if (t == end)
-			goto eager; /* the format does not fit, with its NUL */
-		*t++ = c;
-		if ((unsigned char)c > '%')
-			continue; /* letters, digits, '-', '_', '.', '/': one test */
+		/* Format and text share the index: a load, a store, a test per letter. */
+		do {
+			if (i == size)
+				goto eager; /* the format does not fit, with its NUL */
+			c = fmt[i];
+			t[i++] = c;
+		} while ((unsigned char)c > '%'); /* letters, digits, '-', '_', '.', '/' */
 		if (c == '\0')
 			break;
 		if (c != '%')
 			continue;
-		if (end - t < 2)
+		if (size - i < 2)
 			goto eager; /* no room for "l?" */
-		is_long = *f == 'l';
-		if (is_long)
-			*t++ = *f++;
-		c = *f++;
-		*t++ = c;
+		is_long = fmt[i] == 'l';
+		if (is_long) {
+			t[i] = 'l';
+			i++;
+		}
+		c = fmt[i];
+		t[i++] = c;
 		switch (c) {
 		case 'd':
 		case 'i':
