@@ -204,6 +204,29 @@ KSYNC_SRCU_API unsigned long ksync_start_poll_synchronize_srcu(struct ksync_srcu
 KSYNC_SRCU_API bool ksync_poll_state_synchronize_srcu(struct ksync_srcu_struct *ssp, unsigned long cookie);
 
 /**
+ * ksync_try_synchronize_srcu() - complete a grace period now if no other
+ * thread can be inside a read section of @ssp; never wait.
+ * @ssp: the domain
+ *
+ * Succeeds when no thread but the caller has ever entered a read section of
+ * @ssp (or those that did have exited), no srcu_down_read() section is
+ * open, and the caller itself is outside every section of @ssp: then it
+ * runs a whole grace period in a few loads and one cmpxchg. Otherwise (a
+ * reader may be inside, or another grace period is running) it does
+ * nothing and returns false, at once: no lock, no sleep, no membarrier, so
+ * it may be called under any lock, from callbacks, inside sections of other
+ * domains. Not in the kernel (whose readers are per-CPU, never "none").
+ *
+ * Return: true when a grace period began after the call and ended before
+ * it returned: every reader of @ssp that began before the call has ended,
+ * and cookies of ksync_get_state_synchronize_srcu() taken before the call
+ * are done. Ordering: as ksync_synchronize_srcu() when true: everything
+ * the caller did before is ordered before the grace period, which precedes
+ * everything it does after.
+ */
+KSYNC_SRCU_API bool ksync_try_synchronize_srcu(struct ksync_srcu_struct *ssp);
+
+/**
  * ksync_srcu_set_cb_limit() - how many callbacks may wait in @ssp before
  * ksync_call_srcu() throttles its caller.
  * @ssp: the domain

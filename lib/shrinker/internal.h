@@ -195,6 +195,13 @@ struct ksync_shrinker_registry {
 	void *record_cache;
 	ksync_atomic_t record_cache_len; /* about how many both hold */
 	struct ksync_shrinker_record *record_mine; /* under the mutex */
+	/*
+	 * Under the mutex: records released while no reader could hold them
+	 * (ksync_try_synchronize_srcu() succeeded), reused first and last in,
+	 * first out: still in cache. At most RECORD_WARM_MAX.
+	 */
+	struct ksync_shrinker_record *record_warm;
+	int record_warm_len;
 };
 
 /* ------------------------------------------------------------------------ */

@@ -23,6 +23,19 @@
  * ABA: between its load of the head and its exchange only pushes happen.
  * A registration thus allocates its record inside the critical section it
  * needs anyway (the id), with no lock of its own.
+ *
+ * Warm reuse. At idle (no thread but the caller has read sections of the
+ * registry's domain), a grace period costs a cmpxchg:
+ * ksync_try_synchronize_srcu() completes one at once, or says "a reader may
+ * be inside" and does nothing. A release tries it after the record left the
+ * list and the id table (in the same critical section, before the try's
+ * fully ordered cmpxchg): on success no reader can hold the record, nor find
+ * it again, so it goes onto record_warm, which the next registration takes
+ * first (last in, first out): the line it writes is still in cache, where a
+ * record that waited for its batch's grace period is cold. The try never
+ * waits, so it is allowed under reg->mutex; on failure the record joins the
+ * batch, as before. The bound (RECORD_WARM_MAX) keeps a burst of idle
+ * unregisters from holding memory; past it, records take the batch path.
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -34,6 +47,7 @@
 
 #define RECORD_CACHE_MAX 4096
 #define FREE_BATCH 256
+#define RECORD_WARM_MAX 64
 
 /* call_srcu callback: recycle or free a batch of records chained through free_next. */
 static void free_rcu_record_batch(struct ksync_rcu_head *head)
@@ -94,13 +108,16 @@ void ksync__shr_records_flush_locked_batch(struct ksync_shrinker_registry *reg)
 /* After the registry's last grace period: free the cache. */
 void ksync__shr_records_destroy(struct ksync_shrinker_registry *reg)
 {
-	struct ksync_shrinker_record *lists[2] = {
+	struct ksync_shrinker_record *lists[3] = {
 		(struct ksync_shrinker_record *)ksync_ptr_xchg(&reg->record_cache, NULL),
 		reg->record_mine,
+		reg->record_warm,
 	};
 
 	reg->record_mine = NULL;
-	for (int i = 0; i < 2; i++) {
+	reg->record_warm = NULL;
+	reg->record_warm_len = 0;
+	for (int i = 0; i < 3; i++) {
 		while (lists[i]) {
 			struct ksync_shrinker_record *r = lists[i];
 
@@ -110,11 +127,18 @@ void ksync__shr_records_destroy(struct ksync_shrinker_registry *reg)
 	}
 }
 
-/* A zeroed record, from the cache or malloc. Under reg->mutex. */
+/* A zeroed record: the last warm one, else from the cache, else malloc. Under reg->mutex. */
 struct ksync_shrinker_record *ksync__shr_record_alloc_locked(struct ksync_shrinker_registry *reg)
 {
-	struct ksync_shrinker_record *rec = reg->record_mine;
+	struct ksync_shrinker_record *rec = reg->record_warm;
 
+	if (rec) {
+		reg->record_warm = rec->free_next;
+		reg->record_warm_len--;
+		memset(rec, 0, reg->record_size);
+		return rec;
+	}
+	rec = reg->record_mine;
 	if (!rec && ksync_ptr_load(&reg->record_cache)) {
 		/*
 		 * Take the whole stack (fully ordered: pairs with the pushes'
@@ -147,6 +171,20 @@ struct ksync_shrinker_record *ksync__shr_record_release_locked(struct ksync_shri
 		id_free_locked(reg, rec->id);
 	reg->nr_records_alive--;
 	yield_point(KSYNC_SHRINKER_YP_BEFORE_FREE);
+	/*
+	 * Unlinked from the list and the id table above (by the caller, in
+	 * this critical section): if no reader can be inside now, none holds
+	 * @rec nor can find it again. See "Warm reuse".
+	 */
+	if (reg->record_warm_len < RECORD_WARM_MAX &&
+	    (KSYNC_PLANT(RECORD_REUSE_NO_GP) /* the regression test's plant: no grace period */ ||
+	     ksync_try_synchronize_srcu(&reg->srcu))) {
+		rec->magic = 0;
+		rec->free_next = reg->record_warm;
+		reg->record_warm = rec;
+		reg->record_warm_len++;
+		return NULL;
+	}
 	rec->free_next = reg->free_batch;
 	reg->free_batch = rec;
 	if (++reg->free_batch_len >= FREE_BATCH)
@@ -208,32 +246,37 @@ void ksync__shr_record_release(struct ksync_shrinker_record *rec)
  */
 void ksync__shr_name_capture(struct record_name *n, const char *fmt, va_list ap)
 {
-	char *t = n->text, *const end = n->text + sizeof(n->text);
-	const char *f = fmt;
+	char *const t = n->text;
+	const size_t size = sizeof(n->text);
+	size_t i = 0;
 	int nargs = 0;
 	va_list aq;
 
 	va_copy(aq, ap);
 	for (;;) {
-		char c = *f++;
+		char c;
 		bool is_long;
 
-		if (t == end)
-			goto eager; /* the format does not fit, with its NUL */
-		*t++ = c;
-		if ((unsigned char)c > '%')
-			continue; /* letters, digits, '-', '_', '.', '/': one test */
+		/* Format and text share the index: a load, a store, a test per letter. */
+		do {
+			if (i == size)
+				goto eager; /* the format does not fit, with its NUL */
+			c = fmt[i];
+			t[i++] = c;
+		} while ((unsigned char)c > '%'); /* letters, digits, '-', '_', '.', '/' */
 		if (c == '\0')
 			break;
 		if (c != '%')
 			continue;
-		if (end - t < 2)
+		if (size - i < 2)
 			goto eager; /* no room for "l?" */
-		is_long = *f == 'l';
-		if (is_long)
-			*t++ = *f++;
-		c = *f++;
-		*t++ = c;
+		is_long = fmt[i] == 'l';
+		if (is_long) {
+			t[i] = 'l';
+			i++;
+		}
+		c = fmt[i];
+		t[i++] = c;
 		switch (c) {
 		case 'd':
 		case 'i':

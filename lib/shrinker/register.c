@@ -363,28 +363,13 @@ static int unregister_claim(struct ksync_site at, struct ksync_shrinker_record *
 }
 
 /*
- * UNREGISTERING -> UNREGISTERED, or back to REGISTERED with -EDEADLK (a
- * cycle). With @release (ksync_shrinker_free()), also what ksync__shr_record_release()
- * does, in the same critical section as the unlink.
+ * Wait until the calls into @rec have returned (a walker holds a reference:
+ * rare). Out of line: its frame (the published wait) would otherwise cost
+ * every unregister its set-up. Return: 0, or -EDEADLK (a cycle, backed out).
  */
-static int unregister_finish(struct ksync_site at, struct ksync_shrinker_record *rec, bool release)
+static KSYNC_NOINLINE int unregister_wait(struct ksync_site at, struct ksync_shrinker_record *rec)
 {
-	struct ksync_shrinker_record *batch = NULL;
-	struct ksync_shrinker_registry *reg = rec->reg;
-	/*
-	 * Drop the initial reference. When it was the last one (no walker is
-	 * calling into @rec: the common case), there is nothing to wait for
-	 * and nobody else will touch the completion; the fully ordered
-	 * decrement read the count every walker's put left (C1/C2 by the RMW
-	 * chain: their calls returned before we go on). Else whoever drops
-	 * the count to zero fires the completion (record_put()).
-	 */
-	bool last = ksync_atomic_dec_and_test(&rec->refcount);
-
-	yield_point(KSYNC_SHRINKER_YP_UNREG_BEFORE_WAIT);
-	if (last) {
-		/* Nothing to wait for; a wait that does not happen closes no cycle. */
-	} else if (in_callback()) {
+	if (in_callback()) {
 		struct unreg_wait me;
 
 		if (!unreg_wait_publish(&me, rec)) {
@@ -408,6 +393,32 @@ static int unregister_finish(struct ksync_site at, struct ksync_shrinker_record 
 		if (!KSYNC_PLANT(UNREG_NO_WAIT)) /* the fuzzers' plant (docs/fuzzing.md) */
 			ksync_completion_wait(&rec->done);
 	}
+	return 0;
+}
+
+/*
+ * UNREGISTERING -> UNREGISTERED, or back to REGISTERED with -EDEADLK (a
+ * cycle). With @release (ksync_shrinker_free()), also what ksync__shr_record_release()
+ * does, in the same critical section as the unlink.
+ */
+static int unregister_finish(struct ksync_site at, struct ksync_shrinker_record *rec, bool release)
+{
+	struct ksync_shrinker_record *batch = NULL;
+	struct ksync_shrinker_registry *reg = rec->reg;
+	/*
+	 * Drop the initial reference. When it was the last one (no walker is
+	 * calling into @rec: the common case), there is nothing to wait for
+	 * and nobody else will touch the completion; the fully ordered
+	 * decrement read the count every walker's put left (C1/C2 by the RMW
+	 * chain: their calls returned before we go on). Else whoever drops
+	 * the count to zero fires the completion (record_put()).
+	 */
+	bool last = ksync_atomic_dec_and_test(&rec->refcount);
+
+	yield_point(KSYNC_SHRINKER_YP_UNREG_BEFORE_WAIT);
+	/* Nothing to wait for when last; a wait that does not happen closes no cycle. */
+	if (!last && unregister_wait(at, rec))
+		return -EDEADLK;
 	yield_point(KSYNC_SHRINKER_YP_UNREG_AFTER_WAIT);
 	ksync__mutex_lock(&reg->mutex);
 	ksync_list_del_rcu(&rec->list);

@@ -53,7 +53,10 @@
  *             ONLY wait.
  *             Then, under the mutex, unlink and clear the id slot; the
  *             record is freed by call_srcu (in batches) once no reader can
- *             hold it. No synchronize_srcu() on this path (the 6.4
+ *             hold it, or, when ksync_try_synchronize_srcu() completes a
+ *             grace period at once (no other thread can be reading: it
+ *             never waits), kept warm for the next registration
+ *             (records.c). No synchronize_srcu() on this path (the 6.4
  *             regression). From a callback, the wait is published and one
  *             that would close a cycle of callbacks unregistering each other
  *             is refused (-EDEADLK), see register.c.

@@ -289,6 +289,69 @@ static KSYNC_UNUSED bool ksync__srcu_gp_try_idle(struct ksync_srcu_struct *ssp)
 	return true;
 }
 
+/*
+ * Has @ssp no reader but, perhaps, the calling thread, which is outside
+ * every section of @ssp? Like ksync__srcu_no_readers(), with one slot
+ * allowed: the caller's own (id @id). A thread counted in nr_slots stays
+ * counted until it exits or the domain is cleaned up, so when the caller
+ * owns a slot and nr_slots is 1, that slot is the caller's, and no other
+ * thread has one; the caller reads its own words (only it writes them).
+ * Same ordering argument as ksync__srcu_no_readers(): called after a fully
+ * ordered RMW that pairs with R of any thread that registers later.
+ */
+static KSYNC_UNUSED bool ksync__srcu_no_other_readers(struct ksync_srcu_struct *ssp, unsigned long id)
+{
+	unsigned long n = ksync_smp_load_acquire(&ssp->nr_slots); /* pairs with detach's release */
+
+	if (n > 1)
+		return false;
+	if (n == 1) {
+		/* The caller's words: its direct ones when registered (non-zero), else its slot's. */
+		const unsigned long *w = ksync__srcu_direct_word(KSYNC_READ_ONCE(ssp->key));
+
+		if (w == ksync_srcu_self.words[0].ctr || !w[0]) {
+			const struct ksync_srcu_slot *s = ksync__srcu_cached_slot(id);
+
+			if (!s)
+				for (s = ksync_srcu_self.slots; s && s->id != id; s = s->tnext)
+					;
+			if (!s)
+				return false; /* another thread's slot */
+			w = s->w;
+		}
+		if (KSYNC__SRCU_BUSY(w[0]) || KSYNC__SRCU_BUSY(w[1]))
+			return false; /* the caller is inside */
+	}
+	/* the caller's own shared sections, if any, count here too */
+	return ksync__srcu_shared_drained(ssp, 0) && ksync__srcu_shared_drained(ssp, 1);
+}
+
+/* ksync_try_synchronize_srcu(): see <ksync/srcu.h>. */
+KSYNC_SRCU_API bool ksync_try_synchronize_srcu(struct ksync_srcu_struct *ssp)
+{
+	unsigned long id = ksync__srcu_ensure_init(ssp);
+
+	/* A hint (most domains with readers fail here); the check that counts is below. */
+	if (ksync_ulong_load(&ssp->nr_slots) > 1)
+		return false;
+	KSYNC_TEST_POINT(SRCU_IDLE_GP); /* the same window as an idle grace period's */
+	unsigned long s = ksync_ulong_load(&ssp->gp_seq);
+	/* fully ordered: the caller's removals precede the check below; pairs with R */
+	if ((s & 1) || !ksync_ulong_try_cmpxchg(&ssp->gp_seq, &s, s + 1))
+		return false;
+	if (!ksync__srcu_no_other_readers(ssp, id)) {
+		/*
+		 * A reader: give the token back, the grace period forgotten
+		 * (gp_seq back to even, as fork does). Nothing completed, so no
+		 * cookie was satisfied; a waiter for the token takes it next.
+		 */
+		ksync_smp_store_release(&ssp->gp_seq, s);
+		return false;
+	}
+	ksync__srcu_gp_end(ssp, s + 1);
+	return true;
+}
+
 /* ksync_poll_state_synchronize_srcu(): see <ksync/srcu.h>. */
 KSYNC_SRCU_API bool ksync_poll_state_synchronize_srcu(struct ksync_srcu_struct *ssp,
 							   unsigned long cookie)
