@@ -22,7 +22,8 @@
  *	  GROUP_WALK_KEEPS_GROUP, MEMGROUP_PUT_UNCHECKED, OBJCG_STATE_PLAIN_FREE,
  *	  SET_BIT_ON_DEAD_MAPS, INFO_FREED_ON_REG_DOMAIN, OFFLINE_FROM_CALLBACK,
  *	  PRESSURE_BASE64_OVERRUN, OBJCACHE_STOCK_KEEPS_DYING,
- *	  WORKINGSET_BUDGET_FROM_CLASSIC_ONLY, ...): see docs/fuzzing.md, "Planted bugs"; `grep -rn 'KSYNC_PLANT('
+ *	  WORKINGSET_BUDGET_FROM_CLASSIC_ONLY, RECORD_REUSE_NO_GP, ...): see docs/fuzzing.md,
+ *	  "Planted bugs", and docs/shrinker.md for RECORD_REUSE_NO_GP; `grep -rn 'KSYNC_PLANT('
  *	  include lib` lists every site.
  *
  * KSYNC_TEST_POINT(name) - a statement at a point where a test may act (a
