@@ -736,6 +736,43 @@ static void c_pr_charge_dying(struct seen *s)
 	KASSERT(ksync_shrinker_registry_destroy(reg) == 0);
 }
 
+/* A shrinker that destroys the monitor from inside the direct round that called it. */
+static struct seen *drd_seen;
+static struct ksync_pressure *drd_p;
+static int drd_done;
+static unsigned long drd_scan(struct ksync_shrinker *sh, struct ksync_shrink_control *sc)
+{
+	(void)sh;
+	if (!drd_done) {
+		drd_done = 1;
+		TWICE_NUM(drd_seen, ksync_pressure_destroy(drd_p));
+	}
+	return sc->nr_to_scan;
+}
+static void c_pr_destroy_in_direct(struct seen *s)
+{
+	struct ksync_shrinker_registry *reg = ksync_shrinker_registry_create(1);
+	struct ksync_shrinker *sh = ksync_shrinker_alloc(reg, 0, "destroyer");
+	struct ksync_pressure_config cfg = { .sources = KSYNC_PRESSURE_SRC(KSYNC_PRESSURE_SRC_BUDGET),
+					     .budget_bytes = 1, .reg = reg };
+	struct ksync_pressure *p = NULL;
+
+	KASSERT(sh);
+	sh->count_objects = dr_count;
+	sh->scan_objects = drd_scan;
+	KASSERT(ksync_shrinker_register(sh) == 0);
+	KASSERT(ksync_pressure_create(&cfg, &p) == 0);
+	drd_seen = s;
+	drd_p = p;
+	drd_done = 0;
+	/* The budget of 1 byte is far below the resident set: a direct round on this thread. */
+	KASSERT(ksync_pressure_charge(p, 1 << 20) & KSYNC_PRESSURE_CHARGE_RECLAIMED);
+	KASSERT(drd_done);
+	KASSERT(ksync_pressure_destroy(p) == 0); /* refused inside, it works outside */
+	KASSERT(ksync_shrinker_free(sh) == 0);
+	KASSERT(ksync_shrinker_registry_destroy(reg) == 0);
+}
+
 /* Object caches (lib/objcache). */
 static void c_oc_size(struct seen *s) { TWICE_PTR(s, ksync_objcache_create("e", 0, 0, 0, NULL)); }
 static void c_oc_align(struct seen *s) { TWICE_PTR(s, ksync_objcache_create("e", 8, 24, 0, NULL)); }
@@ -1041,6 +1078,7 @@ static const struct row_case {
 	{ "ksync_pressure_create", "a trigger whose stall is longer than its window", c_pr_trigger, 0, 0 },
 	{ "ksync_pressure_create", "a group of another set than the registry's", c_pr_group, 0, 0 },
 	{ "ksync_pressure_destroy", "from the monitor's own callback", c_pr_destroy_cb, 0, 0 },
+	{ "ksync_pressure_destroy", "from a shrinker inside a direct round of the monitor", c_pr_destroy_in_direct, 0, 0 },
 	{ "ksync_pressure_start", "its helper thread runs already", c_pr_start_twice, 0, 0 },
 	{ "ksync_pressure_start", "the fd mode is in use (ksync_pressure_fd or _dispatch called)", c_pr_start_fd, 0, 0 },
 	{ "ksync_pressure_stop", "the helper thread does not run", c_pr_stop_idle, 0, 0 },
