@@ -1045,6 +1045,68 @@ KTEST(a_fast_section_in_the_shared_counters_holds_off_a_grace_period)
 }
 
 /*
+ * A fast section begun in a pthread key destructor that runs after ksync's
+ * exit hook (its key is older): the thread has no slot any more, so the
+ * section counts in the shared counters; grace periods still wait for it.
+ */
+static pthread_key_t late_key;
+static struct shared_job late_job;
+
+static void late_destructor(void *arg)
+{
+	struct shared_job *j = (struct shared_job *)arg;
+	struct ksync_srcu_ctr *t = ksync_srcu_read_lock_fast(j->ssp);
+
+	if (!ksync_srcu_read_lock_held(j->ssp))
+		ADD(&j->early, 100);
+	ST(&j->open, 1);
+	ST(&j->entered, 1);
+	KT_POLL_UNTIL(LD(&j->sync_started));
+	KT_POLL_UNTIL(ksync_srcu_gp_pending(j->ssp) || LD(&j->sync_done));
+	kt_sleep_ms(2);
+	if (LD(&j->sync_done))
+		ADD(&j->early, 1);
+	ST(&j->open, 0);
+	ksync_srcu_read_unlock_fast(j->ssp, t);
+}
+
+static void *late_thread(void *p)
+{
+	struct shared_job *j = (struct shared_job *)p;
+	struct ksync_srcu_ctr *t = ksync_srcu_read_lock_fast(j->ssp); /* arms the exit hook */
+
+	ksync_srcu_read_unlock_fast(j->ssp, t);
+	pthread_setspecific(late_key, j);
+	return NULL;
+}
+
+KTEST(a_fast_section_in_a_late_key_destructor_holds_off_a_grace_period)
+{
+	struct ksync_srcu_struct ss;
+	pthread_t r, s;
+	unsigned long w0 = ksync_warn_count;
+
+	ksync_init_srcu_struct(&ss);
+	int t0 = ksync_srcu_read_lock(&ss); /* ksync's key exists before ours */
+	ksync_srcu_read_unlock(&ss, t0);
+	KCHECK_EQ(pthread_key_create(&late_key, late_destructor), 0);
+	memset(&late_job, 0, sizeof(late_job));
+	late_job.ssp = &ss;
+	late_job.open_at_return = -1;
+	pthread_create(&r, NULL, late_thread, &late_job);
+	KT_POLL_UNTIL(LD(&late_job.entered));
+	pthread_create(&s, NULL, shared_syncer, &late_job);
+	pthread_join(s, NULL);
+	pthread_join(r, NULL);
+	KCHECK_EQ(LD(&late_job.open_at_return), 0);
+	KCHECK_EQ(LD(&late_job.early), 0);
+	KCHECK_EQ(ksync_warn_count, w0);
+	pthread_key_delete(late_key);
+	ksync_synchronize_srcu(&ss);
+	ksync_cleanup_srcu_struct(&ss);
+}
+
+/*
  * docs/srcu.md, Misuse: an unlock with an index (a token) that no open
  * section of this thread holds is reported and ignored; "it reaches the
  * shared counters only on a thread that has sections counted there, so it
