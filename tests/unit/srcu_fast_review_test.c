@@ -1170,6 +1170,43 @@ KTEST(unbalanced_unlock_beside_a_shared_section_does_not_end_a_down_read_section
 	in_child(unbalanced_beside_a_shared_section_classic);
 }
 
+/* cleanup_srcu_struct with a fast reader inside: reported, leaked, still usable. */
+static void cleanup_with_fast_reader_on(struct ksync_srcu_struct *ssp)
+{
+	struct ksync_srcu_ctr *t = ksync_srcu_read_lock_fast(ssp);
+	int r0 = reports;
+	ksync_cleanup_srcu_struct(ssp);
+	CEXPECT(reports == r0 + 1 || reports == r0); /* once per site */
+	CEXPECT(kt_srcu_id(ssp) != 0);
+	CEXPECT(ksync_srcu_read_lock_held(ssp));
+	struct still_job s;
+	pthread_t th = still_start(&s, ssp);
+	still_waiting(&s);
+	ksync_srcu_read_unlock_fast(ssp, t);
+	still_end(&s, th);
+	ksync_cleanup_srcu_struct(ssp);
+	CEXPECT(kt_srcu_id(ssp) == 0);
+}
+
+static void cleanup_with_fast_reader(void)
+{
+	struct ksync_srcu_struct d, f;
+
+	ksync_init_srcu_struct(&d);
+	int r0 = reports;
+	cleanup_with_fast_reader_on(&d);
+	CEXPECT(reported_since(r0));
+	fill_direct();
+	ksync_init_srcu_struct(&f);
+	CEXPECT(is_far(&f));
+	cleanup_with_fast_reader_on(&f);
+}
+
+KTEST(cleanup_with_a_fast_reader_inside_is_reported_and_leaks)
+{
+	in_child(cleanup_with_fast_reader);
+}
+
 /* ------------------------------------------------------------------------ */
 /* fork() with fast sections                                                */
 
