@@ -222,36 +222,46 @@ KSYNC_SRCU_API KSYNC_NOINLINE void ksync__srcu_wake_gp(struct ksync_srcu_struct 
 }
 
 /*
- * This thread's sections of domain @id counted in the shared slot: how many
- * (those of domains past the per-thread table count for every domain, so
- * that an unlock still finds them), and counting one more (@delta 1) or
- * one less (-1).
+ * This thread's sections of domain @id counted in the shared slot on index
+ * @idx: how many (those of domains past the per-thread table count for every
+ * domain, so that an unlock still finds them), and counting one more
+ * (@delta 1) or one less (-1).
  */
-static KSYNC_UNUSED unsigned long ksync__srcu_shared_depth(unsigned long id)
+static KSYNC_ALWAYS_INLINE bool ksync__srcu_shared_ent_used(int i)
 {
-	for (int i = 0; i < KSYNC_SRCU_TCACHE; i++)
-		if (ksync_srcu_self.shared[i].id == id && ksync_srcu_self.shared[i].depth)
-			return ksync_srcu_self.shared[i].depth;
-	return ksync_srcu_self.shared_other;
+	return ksync_srcu_self.shared[i].depth[0] || ksync_srcu_self.shared[i].depth[1];
 }
 
-static KSYNC_UNUSED void ksync__srcu_shared_count(unsigned long id, int delta)
+static KSYNC_UNUSED unsigned long ksync__srcu_shared_depth(unsigned long id, int idx)
+{
+	unsigned long n = ksync_srcu_self.shared_other[idx];
+
+	for (int i = 0; i < KSYNC_SRCU_TCACHE; i++)
+		if (ksync_srcu_self.shared[i].id == id && ksync__srcu_shared_ent_used(i))
+			return n + ksync_srcu_self.shared[i].depth[idx];
+	return n;
+}
+
+static KSYNC_UNUSED void ksync__srcu_shared_count(unsigned long id, int idx, int delta)
 {
 	int free_ent = -1;
 
 	for (int i = 0; i < KSYNC_SRCU_TCACHE; i++) {
-		if (ksync_srcu_self.shared[i].depth && ksync_srcu_self.shared[i].id == id) {
-			ksync_srcu_self.shared[i].depth += (unsigned long)(long)delta;
-			return;
+		if (ksync__srcu_shared_ent_used(i) && ksync_srcu_self.shared[i].id == id) {
+			if (delta > 0 || ksync_srcu_self.shared[i].depth[idx]) {
+				ksync_srcu_self.shared[i].depth[idx] += (unsigned long)(long)delta;
+				return;
+			}
+			break; /* this one is counted in shared_other */
 		}
-		if (!ksync_srcu_self.shared[i].depth && free_ent < 0)
+		if (!ksync__srcu_shared_ent_used(i) && free_ent < 0)
 			free_ent = i;
 	}
 	if (delta > 0 && free_ent >= 0) {
 		ksync_srcu_self.shared[free_ent].id = id;
-		ksync_srcu_self.shared[free_ent].depth = 1;
+		ksync_srcu_self.shared[free_ent].depth[idx] = 1;
 	} else {
-		ksync_srcu_self.shared_other += (unsigned long)(long)delta;
+		ksync_srcu_self.shared_other[idx] += (unsigned long)(long)delta;
 	}
 }
 
@@ -290,7 +300,7 @@ static KSYNC_UNUSED unsigned long *ksync__srcu_lock_any(struct ksync_srcu_struct
 	if (!s) {
 		/* B: fully ordered RMW, pairs with M0 */
 		(void)ksync_ulong_fetch_add(&ssp->shared.lock[idx], 1);
-		ksync__srcu_shared_count(id, 1); /* lets this thread's unlocks reach the shared slot */
+		ksync__srcu_shared_count(id, idx, 1); /* lets this thread's unlocks reach the shared slot */
 		return NULL;
 	}
 	return ksync__srcu_slot_lock(s, id, idx);
@@ -363,8 +373,8 @@ KSYNC_SRCU_API KSYNC_NOINLINE void ksync__srcu_read_unlock_slow(struct ksync_src
 	 * shared counters: anything else would end another thread's section,
 	 * or a srcu_down_read() one, early.
 	 */
-	if (ksync__srcu_shared_depth(id) && ksync__srcu_shared_unlock(ssp, idx)) {
-		ksync__srcu_shared_count(id, -1);
+	if (ksync__srcu_shared_depth(id, idx) && ksync__srcu_shared_unlock(ssp, idx)) {
+		ksync__srcu_shared_count(id, idx, -1);
 		ksync__srcu_unlock_wake(ssp); /* W2 (the cmpxchg was fully ordered) */
 		return;
 	}
@@ -411,7 +421,7 @@ KSYNC_SRCU_API KSYNC_NOINLINE void ksync__srcu_read_unlock_fast_slow(struct ksyn
 	if (KSYNC_WARN_ONCE(idx < 0, "ksync_srcu_read_unlock_fast(): token of another domain or thread; ignored"))
 		return;
 	if (KSYNC_WARN_ONCE(!KSYNC__SRCU_BUSY(*(const unsigned long *)tok) &&
-				    !ksync__srcu_shared_depth(KSYNC_READ_ONCE(ssp->id)),
+				    !ksync__srcu_shared_depth(KSYNC_READ_ONCE(ssp->id), idx),
 			    "ksync_srcu_read_unlock_fast(): no open section of this thread holds "
 			    "this token; ignored"))
 		return;
@@ -425,7 +435,7 @@ KSYNC_SRCU_API int ksync__srcu_self_inside(const struct ksync_srcu_struct *ssp)
 	if (!id)
 		return 0;
 	for (int i = 0; i < KSYNC_SRCU_TCACHE; i++) /* sections in the shared slot */
-		if (ksync_srcu_self.shared[i].id == id && ksync_srcu_self.shared[i].depth)
+		if (ksync_srcu_self.shared[i].id == id && ksync__srcu_shared_ent_used(i))
 			return 1;
 	const struct ksync_srcu_slot *s = ksync__srcu_cached_slot(id);
 	if (!s) {

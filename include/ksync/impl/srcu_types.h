@@ -163,14 +163,17 @@ struct ksync_srcu_thread {
 	struct ksync_srcu_slot *slots;
 	/*
 	 * Sections of this thread counted in a domain's shared slot (its slot
-	 * could not be allocated): per domain id, so that the thread knows it
-	 * is inside (ksync_srcu_read_lock_held(), the self-deadlock checks);
-	 * @shared_other counts those of domains past the table.
+	 * could not be allocated): per domain id and index, so that the thread
+	 * knows it is inside (ksync_srcu_read_lock_held(), the self-deadlock
+	 * checks) and an unlock of index i reaches the shared counters only
+	 * while the thread has a section there on i (else an unbalanced unlock
+	 * could take a srcu_down_read() section's count of i); @shared_other
+	 * counts, per index, those of domains past the table.
 	 */
 	struct {
-		unsigned long id, depth;
+		unsigned long id, depth[2];
 	} shared[KSYNC_SRCU_TCACHE];
-	unsigned long shared_other;
+	unsigned long shared_other[2];
 	int state; /* enum ksync__srcu_thread_state */
 	int in_helper; /* this thread is a domain's helper: ksync_call_srcu() never blocks it */
 	const void *running; /* the domain whose callbacks this thread runs in place of its helper */
