@@ -623,12 +623,13 @@ static inline void ksync_srcu_up_read_fast(struct ksync_srcu_struct *ssp, struct
 }
 
 /**
- * ksync_srcu_read_lock_held() - is the calling thread inside a
- * ksync_srcu_read_lock() section of @ssp?
+ * ksync_srcu_read_lock_held() - is the calling thread inside a read
+ * section of @ssp (ksync_srcu_read_lock() or ksync_srcu_read_lock_fast())?
  * @ssp: the domain
  *
- * Exact in every build for ksync_srcu_read_lock() sections; sections of
- * ksync_srcu_down_read() belong to no thread and do not count.
+ * Exact in every build for the sections of both forms (they count in the
+ * same per-thread words); sections of ksync_srcu_down_read() and
+ * ksync_srcu_down_read_fast() belong to no thread and do not count.
  *
  * Return: 1 if inside, 0 otherwise.
  */
