@@ -11,6 +11,8 @@
  *    The try must see it in its re-check: false, gp_seq handed back even,
  *    no cookie satisfied. Without the re-check (or with the hint only), the
  *    try would say true while that reader holds the object.
+ *  - a_reader_exits_in_the_window: the only slot is another thread's, which
+ *    exits in the window: the re-check sees it gone and completes.
  *  - down_read_holder_is_waited_for: a srcu_down_read() section open before
  *    the call (invisible to the nr_slots hint) makes it refuse.
  *  - far_domain_and_fast_form: a domain past the direct words, the fast
@@ -74,10 +76,18 @@ static void *window_reader(void *arg)
 
 static pthread_t win_thread;
 
+static int win_exit_go;	   /* exit mode: the other thread may exit */
+static pthread_t win_exit_thread; /* exit mode: joined in the window */
+
 static void window_hook(void)
 {
 	if (!__atomic_exchange_n(&win_armed, 0, __ATOMIC_SEQ_CST))
 		return;
+	if (win_mode == 2) {
+		__atomic_store_n(&win_exit_go, 1, __ATOMIC_SEQ_CST);
+		pthread_join(win_exit_thread, NULL);
+		return;
+	}
 	KCHECK_EQ(pthread_create(&win_thread, NULL, window_reader, NULL), 0);
 	KT_YIELD_UNTIL(__atomic_load_n(&win_inside, __ATOMIC_SEQ_CST));
 }
@@ -128,6 +138,56 @@ KTEST(a_down_read_in_the_window)
 {
 	check_window(1, 0);
 	check_window(1, 1);
+}
+
+/* Read the object once (a section), then wait outside any section, then exit. */
+static void *exit_reader(void *arg)
+{
+	struct obj *o;
+	int idx = ksync_srcu_read_lock(win_ssp);
+
+	(void)arg;
+	o = __atomic_load_n(&win_ptr, __ATOMIC_ACQUIRE);
+	if (o && o->magic == OBJ_LIVE)
+		__atomic_store_n(&win_seen_live, 1, __ATOMIC_SEQ_CST);
+	ksync_srcu_read_unlock(win_ssp, idx);
+	__atomic_store_n(&win_inside, 1, __ATOMIC_SEQ_CST);
+	KT_YIELD_UNTIL(__atomic_load_n(&win_exit_go, __ATOMIC_SEQ_CST));
+	return NULL; /* the exit hook takes the slot off the domain (release) */
+}
+
+/*
+ * The only slot is another thread's (the caller has none): the first check
+ * passes, and that thread exits in the window. The re-check must see the
+ * slot gone (acquire, against the exit's release) and complete the grace
+ * period; the object the thread read may then be freed (ASan, TSan).
+ */
+KTEST(a_reader_exits_in_the_window)
+{
+	struct ksync_srcu_struct ss;
+	struct obj *o = malloc(sizeof(*o));
+
+	KASSERT(o);
+	KCHECK_EQ(ksync_init_srcu_struct(&ss), 0);
+	o->magic = OBJ_LIVE;
+	win_ssp = &ss;
+	win_mode = 2;
+	win_inside = win_exit_go = win_seen_live = 0;
+	__atomic_store_n(&win_ptr, o, __ATOMIC_RELEASE);
+	KCHECK_EQ(pthread_create(&win_exit_thread, NULL, exit_reader, NULL), 0);
+	KT_YIELD_UNTIL(__atomic_load_n(&win_inside, __ATOMIC_SEQ_CST));
+	KCHECK_EQ(win_seen_live, 1);
+	/* Alive, outside its section: a possible reader, refused. */
+	KCHECK(!ksync_try_synchronize_srcu(&ss));
+	__atomic_store_n(&win_ptr, NULL, __ATOMIC_RELEASE);
+	unsigned long cookie = ksync_get_state_synchronize_srcu(&ss);
+	__atomic_store_n(&win_armed, 1, __ATOMIC_SEQ_CST);
+	KCHECK(ksync_try_synchronize_srcu(&ss)); /* it exited before the re-check */
+	KCHECK_EQ(__atomic_load_n(&win_armed, __ATOMIC_SEQ_CST), 0);
+	KCHECK(ksync_poll_state_synchronize_srcu(&ss, cookie));
+	o->magic = OBJ_DEAD;
+	free(o);
+	ksync_cleanup_srcu_struct(&ss);
 }
 
 static void *down_read_other(void *arg)
