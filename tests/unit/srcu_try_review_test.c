@@ -13,6 +13,8 @@
  *    try would say true while that reader holds the object.
  *  - a_reader_exits_in_the_window: the only slot is another thread's, which
  *    exits in the window: the re-check sees it gone and completes.
+ *  - fork_while_another_thread_reads: the child (where that reader does
+ *    not exist) completes, the parent refuses.
  *  - down_read_holder_is_waited_for: a srcu_down_read() section open before
  *    the call (invisible to the nr_slots hint) makes it refuse.
  *  - far_domain_and_fast_form: a domain past the direct words, the fast
@@ -31,6 +33,8 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 /* The test point of the try's window: runs window_hook() when armed. */
 static void window_hook(void);
@@ -187,6 +191,49 @@ KTEST(a_reader_exits_in_the_window)
 	KCHECK(ksync_poll_state_synchronize_srcu(&ss, cookie));
 	o->magic = OBJ_DEAD;
 	free(o);
+	ksync_cleanup_srcu_struct(&ss);
+}
+
+/*
+ * fork() while another thread is inside a section: in the child that thread
+ * does not exist (its slot is dropped), so the try completes there; in the
+ * parent it must still refuse, and a cookie is satisfied in neither until
+ * its grace period.
+ */
+KTEST(fork_while_another_thread_reads)
+{
+	struct ksync_srcu_struct ss;
+	pthread_t t;
+
+	KCHECK_EQ(ksync_init_srcu_struct(&ss), 0);
+	win_ssp = &ss;
+	win_mode = 0;
+	win_inside = win_release = win_seen_live = 0;
+	__atomic_store_n(&win_ptr, NULL, __ATOMIC_RELEASE);
+	KCHECK_EQ(pthread_create(&t, NULL, window_reader, NULL), 0);
+	KT_YIELD_UNTIL(__atomic_load_n(&win_inside, __ATOMIC_SEQ_CST));
+	ksync_srcu_read_unlock(&ss, ksync_srcu_read_lock(&ss)); /* the forking thread's own slot */
+	unsigned long cookie = ksync_get_state_synchronize_srcu(&ss);
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int bad = 0;
+		bad += ss.gp_seq & 1;
+		bad += ksync_try_synchronize_srcu(&ss) != true;
+		bad += !ksync_poll_state_synchronize_srcu(&ss, cookie);
+		_exit(bad);
+	}
+	int st = 0;
+	KCHECK(pid > 0);
+	KCHECK_EQ(waitpid(pid, &st, 0), pid);
+	KCHECK(WIFEXITED(st));
+	KCHECK_EQ(WEXITSTATUS(st), 0);
+	KCHECK(!ksync_try_synchronize_srcu(&ss));
+	KCHECK(!ksync_poll_state_synchronize_srcu(&ss, cookie));
+	__atomic_store_n(&win_release, 1, __ATOMIC_SEQ_CST);
+	pthread_join(t, NULL);
+	KCHECK(ksync_try_synchronize_srcu(&ss));
+	KCHECK(ksync_poll_state_synchronize_srcu(&ss, cookie));
 	ksync_cleanup_srcu_struct(&ss);
 }
 
