@@ -14,6 +14,10 @@
  *    release, under the mutex, unlinked, just before the try) starts a new
  *    walker thread, which registers its first slot and stops inside its
  *    section on another shrinker's record. The try must see it: no reuse.
+ *  - debug_call_holding_a_caller_owned_record: a debug call found a
+ *    caller-owned shrinker's record through @s->record and stops inside its
+ *    section; the shrinker is unregistered and another registered: the new
+ *    one must not get the record (nor be counted as the old one).
  *  - churn_with_new_walkers: walkers on new threads (each a new slot, the
  *    try's registration race) against allocate/register/free; every
  *    callback checks that its shrinker is alive (its free has not
@@ -23,7 +27,10 @@
  */
 #define _GNU_SOURCE
 #include <ksync/shrinker.h>
+#include <ksync/shrinker_debug.h>
 #include <ksync/shrinker_testing.h>
+
+#include <errno.h>
 
 #include <pthread.h>
 #include <sched.h>
@@ -164,6 +171,65 @@ KTEST(walker_enters_in_the_release_window)
 		KCHECK_EQ(ksync_shrinker_free(by), 0);
 		KCHECK_EQ(ksync_shrinker_registry_destroy(reg), 0);
 	}
+}
+
+/* ------------------------------------------------------------------------ */
+
+static int dbg_parked, dbg_release;
+static _Thread_local int is_dbg;
+static long dbg_ret;
+static struct ksync_shrinker cs1, cs2;
+
+static void dbg_hook(int point, void *arg)
+{
+	(void)arg;
+	if (point != KSYNC_SHRINKER_YP_RECORD_FOUND || !is_dbg)
+		return;
+	/* Inside the debug call's section, holding the record @s->record named. */
+	__atomic_store_n(&dbg_parked, 1, __ATOMIC_SEQ_CST);
+	KT_YIELD_UNTIL(__atomic_load_n(&dbg_release, __ATOMIC_SEQ_CST));
+}
+
+static void *dbg_thread(void *arg)
+{
+	(void)arg;
+	is_dbg = 1;
+	dbg_ret = ksync_shrinker_debug_count(&cs1, NULL, 0);
+	return NULL;
+}
+
+/*
+ * A debug call on a caller-owned shrinker found its record through
+ * @s->record and stops inside its section; the shrinker is unregistered
+ * and another caller-owned one registered. The new one must not get that
+ * record (the debug call would then count the new shrinker as the old).
+ */
+KTEST(debug_call_holding_a_caller_owned_record)
+{
+	struct ksync_shrinker_registry *reg = ksync_shrinker_registry_create(1);
+	pthread_t t;
+
+	KASSERT(reg);
+	reset_calls();
+	cs1.count_objects = cs2.count_objects = count_tally;
+	cs1.scan_objects = cs2.scan_objects = kt_scan_none;
+	cs1.private_data = (void *)1;
+	cs2.private_data = (void *)2;
+	KCHECK_EQ(ksync_register_shrinker(reg, &cs1, "cs1"), 0);
+	ksync_shrinker_set_yield_hook(dbg_hook, NULL);
+	KCHECK_EQ(pthread_create(&t, NULL, dbg_thread, NULL), 0);
+	KT_YIELD_UNTIL(__atomic_load_n(&dbg_parked, __ATOMIC_SEQ_CST));
+	struct ksync_shrinker_record *old = cs1.record;
+	KCHECK_EQ(ksync_unregister_shrinker(&cs1), 0);
+	KCHECK_EQ(ksync_register_shrinker(reg, &cs2, "cs2"), 0);
+	KCHECK(cs2.record != old);
+	__atomic_store_n(&dbg_release, 1, __ATOMIC_SEQ_CST);
+	pthread_join(t, NULL);
+	ksync_shrinker_set_yield_hook(NULL, NULL);
+	KCHECK_EQ(dbg_ret, -ENOENT); /* its shrinker was unregistered meanwhile */
+	KCHECK_EQ(ksync_atomic_read(&calls[2]), 0);
+	KCHECK_EQ(ksync_unregister_shrinker(&cs2), 0);
+	KCHECK_EQ(ksync_shrinker_registry_destroy(reg), 0);
 }
 
 /* ------------------------------------------------------------------------ */
