@@ -21,7 +21,8 @@
  *    form and nested sections on both indexes, and a section of another
  *    domain (which must not count).
  *  - cookies_and_wrap: cookies taken before a successful try are done,
- *    after it not; a refused try changes nothing; across gp_seq's wrap.
+ *    after it not; a refused try changes nothing; across gp_seq's wrap;
+ *    start_poll cookies taken before a try.
  *  - freed_objects_stress: srcu_down_read() readers on long-lived threads
  *    (no slot: the try can succeed while they run, the shared counters'
  *    pairing) and short-lived slot readers; the updater frees (ASan) or
@@ -324,6 +325,20 @@ KTEST(cookies_and_wrap)
 			ksync_srcu_read_unlock(&ss, idx);
 		}
 	}
+	/*
+	 * A cookie of ksync_start_poll_synchronize_srcu() taken before a try
+	 * that succeeds is done (the helper's own grace period may hold the
+	 * token meanwhile: then the try refuses and synchronize waits).
+	 */
+	for (int i = 0; i < 8; i++) {
+		unsigned long polled = ksync_start_poll_synchronize_srcu(&ss);
+		if (ksync_try_synchronize_srcu(&ss))
+			KCHECK(ksync_poll_state_synchronize_srcu(&ss, polled));
+		else
+			ksync_synchronize_srcu(&ss);
+		KCHECK(ksync_poll_state_synchronize_srcu(&ss, polled));
+	}
+	ksync_srcu_barrier(&ss);
 	ksync_cleanup_srcu_struct(&ss);
 }
 
