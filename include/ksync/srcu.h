@@ -209,20 +209,33 @@ KSYNC_SRCU_API bool ksync_poll_state_synchronize_srcu(struct ksync_srcu_struct *
  * @ssp: the domain
  *
  * Succeeds when no thread but the caller has ever entered a read section of
- * @ssp (or those that did have exited), no srcu_down_read() section is
- * open, and the caller itself is outside every section of @ssp: then it
+ * @ssp (or those that did have exited), no section counted in the domain's
+ * shared counters is open (srcu_down_read(), or a section of a thread whose
+ * slot could not be allocated: out of memory, or a thread past its exit
+ * hook), and the caller itself is outside every section of @ssp: then it
  * runs a whole grace period in a few loads and one cmpxchg. Otherwise (a
- * reader may be inside, or another grace period is running) it does
- * nothing and returns false, at once: no lock, no sleep, no membarrier, so
- * it may be called under any lock, from callbacks, inside sections of other
- * domains. Not in the kernel (whose readers are per-CPU, never "none").
+ * reader may be inside, or another grace period is running, or a reader
+ * registered its first section meanwhile) it does nothing and returns
+ * false, at once: no sleep, no membarrier, no lock but the process-wide
+ * one that sets up a statically defined domain on its first use (as every
+ * call does), so it may be called under the caller's locks, from callbacks,
+ * inside sections of other domains. A thread that has read once and is
+ * alive counts as a possible reader even while outside its sections: it
+ * may enter again with no barrier that the try could pair with. Not in the
+ * kernel (whose readers are per-CPU, never "none").
  *
  * Return: true when a grace period began after the call and ended before
  * it returned: every reader of @ssp that began before the call has ended,
  * and cookies of ksync_get_state_synchronize_srcu() taken before the call
  * are done. Ordering: as ksync_synchronize_srcu() when true: everything
  * the caller did before is ordered before the grace period, which precedes
- * everything it does after.
+ * everything it does after. The pairs: the token's fully ordered cmpxchg
+ * (after the caller's removals) against the full barrier a thread runs
+ * after counting its first slot and before its first section reads, and
+ * against the fully ordered increment of a shared-counter section; the
+ * acquire load of the slot count against the release of an exiting thread.
+ * When false, the try leaves gp_seq as it found it (a token it took is
+ * handed back) and satisfies no cookie.
  */
 KSYNC_SRCU_API bool ksync_try_synchronize_srcu(struct ksync_srcu_struct *ssp);
 

@@ -506,8 +506,10 @@ int ksync__unregister_shrinker(KSYNC_SITE_ARGS, struct ksync_shrinker *s)
 	/*
 	 * No walker will dereference @s again: give the caller its struct back.
 	 * Debug calls look @s->record up inside a read section; the record is
-	 * queued for freeing (call_srcu) only after this store, so a debug call
-	 * either sees NULL or a record that outlives its section.
+	 * queued for freeing (call_srcu), or offered for warm reuse (records.c:
+	 * the try's fully ordered cmpxchg follows this store), only after this
+	 * store, so a debug call either sees NULL or a record that outlives its
+	 * section under this identity.
 	 */
 	KSYNC_WRITE_ONCE(s->record, NULL);
 	KSYNC_WRITE_ONCE(s->reg, NULL);
