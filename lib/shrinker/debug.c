@@ -6,9 +6,11 @@
  * A caller-owned shrinker may be unregistered (and registered again, perhaps
  * on a recycled record) while a debug call runs, so @s->record is read only
  * inside a read section of the registry: ksync_unregister_shrinker() clears
- * @s->record before the record is queued for freeing through call_srcu, so a
- * record found inside a section is neither freed nor recycled for another
- * shrinker before that section ends. The registry itself is found through
+ * @s->record before the record is queued for freeing through call_srcu or
+ * reused at once (warm reuse, only when ksync_try_synchronize_srcu() finds no
+ * other thread with a slot, so no such section can be open), so a record
+ * found inside a section is neither freed nor recycled for another shrinker
+ * before that section ends. The registry itself is found through
  * @s->reg, which stays set while @s is prepared or registered (PUB).
  */
 #define _GNU_SOURCE
