@@ -41,6 +41,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "memcg.h"
 #include "sanitizer.h"
 
 #define SKIP 77
@@ -49,41 +50,6 @@
 
 static char mem_dir[1024];
 static int mem_v2;
-
-static int write_file(const char *dir, const char *name, const char *text)
-{
-	char path[2048];
-	int fd, r = 0;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text))
-		r = -errno;
-	close(fd);
-	return r;
-}
-
-/* The v1 memory hierarchy's mount and the v2 tree's, from /proc/self/mounts. */
-static void find_mounts(char *v1, char *v2, size_t len)
-{
-	char dev[256], dir[512], type[64], opts[512];
-	FILE *f = fopen("/proc/self/mounts", "re");
-
-	v1[0] = v2[0] = 0;
-	if (!f)
-		return;
-	while (fscanf(f, "%255s %511s %63s %511s %*d %*d", dev, dir, type, opts) == 4) {
-		if (!strcmp(type, "cgroup2") && !v2[0])
-			snprintf(v2, len, "%s", dir);
-		if (!strcmp(type, "cgroup") && !v1[0])
-			for (char *o = strtok(opts, ","); o; o = strtok(NULL, ","))
-				if (!strcmp(o, "memory"))
-					snprintf(v1, len, "%s", dir);
-	}
-	fclose(f);
-}
 
 /* ---- a child: a cache of chunks, a shrinker, a monitor without a thread ---- */
 
@@ -195,7 +161,7 @@ static int run_child(int direct)
 		return -1;
 	if (pid == 0) {
 		snprintf(pid_text, sizeof(pid_text), "%d", (int)getpid());
-		if (write_file(mem_dir, "cgroup.procs", pid_text))
+		if (kt_cg_write(mem_dir, "cgroup.procs", pid_text))
 			_exit(4);
 		_exit(child_main(direct));
 	}
@@ -218,18 +184,18 @@ int main(void)
 		printf("SKIP: not root: cannot make a memory cgroup\n");
 		return SKIP;
 	}
-	find_mounts(v1, v2, sizeof(v1));
+	kt_cg_find_mounts(v1, v2, sizeof(v1));
 	snprintf(lim, sizeof(lim), "%llu", LIMIT);
 	if (v1[0]) {
 		snprintf(mem_dir, sizeof(mem_dir), "%s/ksync-pressure-direct-%d", v1, (int)getpid());
-		if (mkdir(mem_dir, 0755) || write_file(mem_dir, "memory.limit_in_bytes", lim)) {
+		if (mkdir(mem_dir, 0755) || kt_cg_write(mem_dir, "memory.limit_in_bytes", lim)) {
 			printf("SKIP: cannot make a v1 memory group at %s: %s\n", mem_dir, strerror(errno));
 			rmdir(mem_dir);
 			return SKIP;
 		}
 	} else if (v2[0]) {
 		snprintf(mem_dir, sizeof(mem_dir), "%s/ksync-pressure-direct-%d", v2, (int)getpid());
-		if (mkdir(mem_dir, 0755) || write_file(mem_dir, "memory.max", lim)) {
+		if (mkdir(mem_dir, 0755) || kt_cg_write(mem_dir, "memory.max", lim)) {
 			printf("SKIP: cannot make a v2 memory group at %s: %s\n", mem_dir, strerror(errno));
 			rmdir(mem_dir);
 			return SKIP;

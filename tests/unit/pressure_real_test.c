@@ -39,6 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "memcg.h"
 #include "sanitizer.h"
 
 #define SKIP 77
@@ -48,65 +49,6 @@
 
 static char v2_dir[1024], mem_dir[1024];
 static int mem_v2; /* mem_dir is a v2 group (memory.max) */
-
-static int write_file(const char *dir, const char *name, const char *text)
-{
-	char path[2048];
-	int fd, ok;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
-	ok = ok ? 0 : -errno;
-	close(fd);
-	return ok;
-}
-
-static long long read_num(const char *dir, const char *name, const char *key)
-{
-	char path[2048], buf[4096];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	if (!key)
-		return atoll(buf);
-	for (char *l = buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
-		if (!strncmp(l, key, strlen(key)) && l[strlen(key)] == ' ')
-			return atoll(l + strlen(key) + 1);
-	return -1;
-}
-
-/* Mount points of the v1 memory hierarchy and of the v2 tree, from /proc/self/mounts. */
-static void find_mounts(char *v1, char *v2, size_t len)
-{
-	char dev[256], dir[512], type[64], opts[512];
-	FILE *f = fopen("/proc/self/mounts", "re");
-
-	v1[0] = v2[0] = 0;
-	if (!f)
-		return;
-	while (fscanf(f, "%255s %511s %63s %511s %*d %*d", dev, dir, type, opts) == 4) {
-		if (!strcmp(type, "cgroup2") && !v2[0])
-			snprintf(v2, len, "%s", dir);
-		if (!strcmp(type, "cgroup") && !v1[0]) {
-			for (char *o = strtok(opts, ","); o; o = strtok(NULL, ","))
-				if (!strcmp(o, "memory"))
-					snprintf(v1, len, "%s", dir);
-		}
-	}
-	fclose(f);
-}
 
 /* ---- the child: a cache of chunks, a shrinker, a monitor ---- */
 
@@ -242,11 +184,11 @@ int main(void)
 		printf("SKIP: not root: cannot make a memory cgroup\n");
 		return SKIP;
 	}
-	find_mounts(v1, v2, sizeof(v1));
+	kt_cg_find_mounts(v1, v2, sizeof(v1));
 	if (v1[0]) {
 		snprintf(mem_dir, sizeof(mem_dir), "%s/ksync-pressure-real-%d", v1, (int)getpid());
 		snprintf(lim, sizeof(lim), "%llu", LIMIT);
-		if (mkdir(mem_dir, 0755) || write_file(mem_dir, "memory.limit_in_bytes", lim)) {
+		if (mkdir(mem_dir, 0755) || kt_cg_write(mem_dir, "memory.limit_in_bytes", lim)) {
 			printf("SKIP: cannot make a v1 memory group at %s: %s\n", mem_dir, strerror(errno));
 			remove_groups();
 			return SKIP;
@@ -258,7 +200,7 @@ int main(void)
 			v2_dir[0] = 0;
 		} else if (!v1[0]) {
 			snprintf(lim, sizeof(lim), "%llu", LIMIT);
-			if (write_file(v2_dir, "memory.max", lim)) {
+			if (kt_cg_write(v2_dir, "memory.max", lim)) {
 				printf("SKIP: no memory controller in the v2 group %s\n", v2_dir);
 				remove_groups();
 				return SKIP;
@@ -280,17 +222,17 @@ int main(void)
 		return 1;
 	if (pid == 0) {
 		snprintf(pid_text, sizeof(pid_text), "%d", (int)getpid());
-		if (write_file(mem_dir, "cgroup.procs", pid_text) ||
-		    (v2_dir[0] && !mem_v2 && write_file(v2_dir, "cgroup.procs", pid_text)))
+		if (kt_cg_write(mem_dir, "cgroup.procs", pid_text) ||
+		    (v2_dir[0] && !mem_v2 && kt_cg_write(v2_dir, "cgroup.procs", pid_text)))
 			_exit(4);
 		_exit(child_main());
 	}
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	long long failcnt = mem_v2 ? read_num(mem_dir, "memory.events", "max")
-				   : read_num(mem_dir, "memory.failcnt", NULL);
-	long long peak = mem_v2 ? read_num(mem_dir, "memory.peak", NULL)
-				: read_num(mem_dir, "memory.max_usage_in_bytes", NULL);
+	long long failcnt = mem_v2 ? kt_cg_read_num(mem_dir, "memory.events", "max")
+				   : kt_cg_read_num(mem_dir, "memory.failcnt", NULL);
+	long long peak = mem_v2 ? kt_cg_read_num(mem_dir, "memory.peak", NULL)
+				: kt_cg_read_num(mem_dir, "memory.max_usage_in_bytes", NULL);
 	printf("group: peak usage %lld KiB, limit hits %lld\n", peak >> 10, failcnt);
 	remove_groups();
 	if (WIFSIGNALED(status)) {

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * memcg.h - the file plumbing of the tests that run a child in a real memory
+ * cgroup (pressure_real, pressure_direct_real): find the v1 memory hierarchy
+ * and the v2 tree, write a control file, read a number back.
+ *
+ *   kt_cg_write(dir, name, text)       0, or -errno (open or a short write)
+ *   kt_cg_read_num(dir, name, key)     the file's number (key NULL), or the
+ *                                      value of the line "key N"; -1 if none
+ *   kt_cg_find_mounts(v1, v2, len)     the first v1 mount with the memory
+ *                                      controller and the first cgroup2
+ *                                      mount, from /proc/self/mounts ("" if
+ *                                      none)
+ *
+ * Header-only, static inline: a test uses what it needs.
+ */
+#ifndef KT_MEMCG_H
+#define KT_MEMCG_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+static inline int kt_cg_write(const char *dir, const char *name, const char *text)
+{
+	char path[2048];
+	int fd, r = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		r = -errno;
+	close(fd);
+	return r;
+}
+
+static inline long long kt_cg_read_num(const char *dir, const char *name, const char *key)
+{
+	char path[2048], buf[4096];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	if (!key)
+		return atoll(buf);
+	for (char *l = buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (!strncmp(l, key, strlen(key)) && l[strlen(key)] == ' ')
+			return atoll(l + strlen(key) + 1);
+	return -1;
+}
+
+static inline void kt_cg_find_mounts(char *v1, char *v2, size_t len)
+{
+	char dev[256], dir[512], type[64], opts[512];
+	FILE *f = fopen("/proc/self/mounts", "re");
+
+	v1[0] = v2[0] = 0;
+	if (!f)
+		return;
+	while (fscanf(f, "%255s %511s %63s %511s %*d %*d", dev, dir, type, opts) == 4) {
+		if (!strcmp(type, "cgroup2") && !v2[0])
+			snprintf(v2, len, "%s", dir);
+		if (!strcmp(type, "cgroup") && !v1[0])
+			for (char *o = strtok(opts, ","); o; o = strtok(NULL, ","))
+				if (!strcmp(o, "memory"))
+					snprintf(v1, len, "%s", dir);
+	}
+	fclose(f);
+}
+
+#endif /* KT_MEMCG_H */
