@@ -12,6 +12,13 @@
  *                                      mount, from /proc/self/mounts ("" if
  *                                      none)
  *
+ * and the child's side: a cache of chunks behind the test's shrinker, under
+ * a mutex (the shrinker's scan takes it too):
+ *
+ *   struct kt_chunks c = KT_CHUNKS_INIT;
+ *   kt_chunks_nr(&c)                   how many chunks it holds
+ *   kt_chunks_add(&c, chunk)           0, or -1 when the array cannot grow
+ *
  * Header-only, static inline: a test uses what it needs.
  */
 #ifndef KT_MEMCG_H
@@ -19,6 +26,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +88,41 @@ static inline void kt_cg_find_mounts(char *v1, char *v2, size_t len)
 					snprintf(v1, len, "%s", dir);
 	}
 	fclose(f);
+}
+
+struct kt_chunks {
+	pthread_mutex_t lock;
+	void **v;
+	size_t nr, cap;
+};
+
+#define KT_CHUNKS_INIT { PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0 }
+
+static inline unsigned long kt_chunks_nr(struct kt_chunks *c)
+{
+	pthread_mutex_lock(&c->lock);
+	unsigned long n = c->nr;
+	pthread_mutex_unlock(&c->lock);
+	return n;
+}
+
+static inline int kt_chunks_add(struct kt_chunks *c, void *chunk)
+{
+	pthread_mutex_lock(&c->lock);
+	if (c->nr == c->cap) {
+		size_t ncap = c->cap ? 2 * c->cap : 1024;
+		void **n = (void **)realloc(c->v, ncap * sizeof(*n));
+
+		if (!n) {
+			pthread_mutex_unlock(&c->lock);
+			return -1;
+		}
+		c->v = n;
+		c->cap = ncap;
+	}
+	c->v[c->nr++] = chunk;
+	pthread_mutex_unlock(&c->lock);
+	return 0;
 }
 
 #endif /* KT_MEMCG_H */

@@ -53,19 +53,14 @@ static int mem_v2;
 
 /* ---- a child: a cache of chunks, a shrinker, a monitor without a thread ---- */
 
-static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
-static void **chunks;
-static size_t nr_chunks, cap_chunks;
+static struct kt_chunks cache = KT_CHUNKS_INIT;
 static unsigned long freed_total;
 
 static unsigned long cache_count(struct ksync_shrinker *s, struct ksync_shrink_control *sc)
 {
 	(void)s;
 	(void)sc;
-	pthread_mutex_lock(&cache_lock);
-	unsigned long n = nr_chunks;
-	pthread_mutex_unlock(&cache_lock);
-	return n;
+	return kt_chunks_nr(&cache);
 }
 
 static unsigned long cache_scan(struct ksync_shrinker *s, struct ksync_shrink_control *sc)
@@ -73,16 +68,16 @@ static unsigned long cache_scan(struct ksync_shrinker *s, struct ksync_shrink_co
 	unsigned long freed = 0;
 
 	(void)s;
-	pthread_mutex_lock(&cache_lock);
+	pthread_mutex_lock(&cache.lock);
 	/* Oldest first: the front of the array. */
-	size_t n = sc->nr_to_scan < nr_chunks ? sc->nr_to_scan : nr_chunks;
+	size_t n = sc->nr_to_scan < cache.nr ? sc->nr_to_scan : cache.nr;
 	for (size_t i = 0; i < n; i++)
-		munmap(chunks[i], CHUNK);
-	memmove(chunks, chunks + n, (nr_chunks - n) * sizeof(*chunks));
-	nr_chunks -= n;
+		munmap(cache.v[i], CHUNK);
+	memmove(cache.v, cache.v + n, (cache.nr - n) * sizeof(*cache.v));
+	cache.nr -= n;
 	freed = n;
 	freed_total += freed;
-	pthread_mutex_unlock(&cache_lock);
+	pthread_mutex_unlock(&cache.lock);
 	return freed;
 }
 
@@ -123,17 +118,8 @@ static int child_main(int direct)
 		if (c == MAP_FAILED)
 			return 3;
 		memset(c, 0x5a, CHUNK);
-		pthread_mutex_lock(&cache_lock);
-		if (nr_chunks == cap_chunks) {
-			size_t ncap = cap_chunks ? 2 * cap_chunks : 4096;
-			void **n = realloc(chunks, ncap * sizeof(*n));
-			if (!n)
-				return 3;
-			chunks = n;
-			cap_chunks = ncap;
-		}
-		chunks[nr_chunks++] = c;
-		pthread_mutex_unlock(&cache_lock);
+		if (kt_chunks_add(&cache, c))
+			return 3;
 		total += CHUNK;
 	}
 	ksync_pressure_get_stats(p, &st);

@@ -52,19 +52,14 @@ static int mem_v2; /* mem_dir is a v2 group (memory.max) */
 
 /* ---- the child: a cache of chunks, a shrinker, a monitor ---- */
 
-static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
-static void **chunks;
-static size_t nr_chunks, cap_chunks;
+static struct kt_chunks cache = KT_CHUNKS_INIT;
 static unsigned long scans_by_monitor, freed_total;
 
 static unsigned long cache_count(struct ksync_shrinker *s, struct ksync_shrink_control *sc)
 {
 	(void)s;
 	(void)sc;
-	pthread_mutex_lock(&cache_lock);
-	unsigned long n = nr_chunks;
-	pthread_mutex_unlock(&cache_lock);
-	return n;
+	return kt_chunks_nr(&cache);
 }
 
 static unsigned long cache_scan(struct ksync_shrinker *s, struct ksync_shrink_control *sc)
@@ -72,15 +67,15 @@ static unsigned long cache_scan(struct ksync_shrinker *s, struct ksync_shrink_co
 	unsigned long freed = 0;
 
 	(void)s;
-	pthread_mutex_lock(&cache_lock);
+	pthread_mutex_lock(&cache.lock);
 	if (ksync_pressure_event_time())
 		scans_by_monitor++;
-	while (freed < sc->nr_to_scan && nr_chunks) {
-		munmap(chunks[--nr_chunks], CHUNK);
+	while (freed < sc->nr_to_scan && cache.nr) {
+		munmap(cache.v[--cache.nr], CHUNK);
 		freed++;
 	}
 	freed_total += freed;
-	pthread_mutex_unlock(&cache_lock);
+	pthread_mutex_unlock(&cache.lock);
 	return freed;
 }
 
@@ -122,17 +117,8 @@ static int child_main(void)
 		if (c == MAP_FAILED)
 			return 3;
 		memset(c, 0x5a, CHUNK);
-		pthread_mutex_lock(&cache_lock);
-		if (nr_chunks == cap_chunks) {
-			size_t ncap = cap_chunks ? 2 * cap_chunks : 1024;
-			void **n = realloc(chunks, ncap * sizeof(*n));
-			if (!n)
-				return 3;
-			chunks = n;
-			cap_chunks = ncap;
-		}
-		chunks[nr_chunks++] = c;
-		pthread_mutex_unlock(&cache_lock);
+		if (kt_chunks_add(&cache, c))
+			return 3;
 		total += CHUNK;
 		nanosleep(&ms, NULL);
 	}
