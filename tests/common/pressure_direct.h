@@ -16,6 +16,9 @@
  *                             that begins with @prefix
  *   kt_raise_max(max, v)      *@max = the larger of it and @v, atomically
  *                             (the most scans in flight at once)
+ *   kt_polled_ready(), kt_polled_close()  the .ready and .close of a fake
+ *                             polled byte source: no fd, no event, nothing
+ *                             to close
  *
  * Reads the monitor's internals (lib/pressure/monitor.h). Header-only,
  * static inline: a test uses what it needs.
@@ -98,6 +101,19 @@ static inline void kt_raise_max(int *max, int v)
 
 	while (v > mx && !__atomic_compare_exchange_n(max, &mx, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
 	}
+}
+
+static inline int kt_polled_ready(struct ksync__psrc *s, int i, uint32_t revents)
+{
+	(void)s;
+	(void)i;
+	(void)revents;
+	return KSYNC_PRESSURE_NONE;
+}
+
+static inline void kt_polled_close(struct ksync__psrc *s)
+{
+	(void)s;
 }
 
 #endif /* KTEST_PRESSURE_DIRECT_H */

@@ -68,14 +68,6 @@ static int fake_open(struct ksync__psrc *s, const struct ksync__penv *env)
 	return 0;
 }
 
-static int fake_ready(struct ksync__psrc *s, int i, uint32_t revents)
-{
-	(void)s;
-	(void)i;
-	(void)revents;
-	return KSYNC_PRESSURE_NONE;
-}
-
 static int fake_samples;
 
 static int fake_sample(struct ksync__psrc *s)
@@ -84,11 +76,6 @@ static int fake_sample(struct ksync__psrc *s)
 	s->figure = figure_now();
 	s->limit = __atomic_load_n(&fake_limit, __ATOMIC_ACQUIRE);
 	return (int)ksync_pressure_level_of(s->figure, s->limit, permille);
-}
-
-static void fake_close(struct ksync__psrc *s)
-{
-	(void)s;
 }
 
 static int fake_token;
@@ -112,8 +99,8 @@ static int fake_probe_read(const void *probe, uint64_t *figure, uint64_t *limit)
 }
 
 static const struct ksync__psrc_ops fake_limit_ops = {
-	.kind = KSYNC_PRESSURE_SRC_LIMIT, .open = fake_open, .ready = fake_ready,
-	.sample = fake_sample, .close = fake_close,
+	.kind = KSYNC_PRESSURE_SRC_LIMIT, .open = fake_open, .ready = kt_polled_ready,
+	.sample = fake_sample, .close = kt_polled_close,
 	.probe_new = fake_probe_new, .probe_read = fake_probe_read,
 };
 
