@@ -19,6 +19,8 @@
  *   kt_chunks_nr(&c)                   how many chunks it holds
  *   kt_chunks_add(&c, chunk)           0, or -1 when the array cannot grow
  *
+ * and the parent's verdict on the child (kt_cg_child_verdict()).
+ *
  * Header-only, static inline: a test uses what it needs.
  */
 #ifndef KT_MEMCG_H
@@ -29,8 +31,10 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static inline int kt_cg_write(const char *dir, const char *name, const char *text)
@@ -122,6 +126,31 @@ static inline int kt_chunks_add(struct kt_chunks *c, void *chunk)
 	}
 	c->v[c->nr++] = chunk;
 	pthread_mutex_unlock(&c->lock);
+	return 0;
+}
+
+/*
+ * main()'s exit code from the child's wait @status, printed: killed is a
+ * failure (@oom_note added after SIGKILL, the OOM killer's signal), exit 4
+ * a skip (77, the tests' SKIP_RETURN_CODE; @skip_why says why), any other
+ * non-zero exit a failure, 0 a pass. @who names the child.
+ */
+static inline int kt_cg_child_verdict(int status, const char *who, const char *oom_note, const char *skip_why)
+{
+	if (WIFSIGNALED(status)) {
+		printf("FAIL: %s was killed by signal %d%s\n", who, WTERMSIG(status),
+		       WTERMSIG(status) == SIGKILL ? oom_note : "");
+		return 1;
+	}
+	if (WEXITSTATUS(status) == 4) {
+		printf("SKIP: %s\n", skip_why);
+		return 77;
+	}
+	if (WEXITSTATUS(status)) {
+		printf("FAIL: child exit %d\n", WEXITSTATUS(status));
+		return 1;
+	}
+	printf("1 passed, 0 failed\n");
 	return 0;
 }
 

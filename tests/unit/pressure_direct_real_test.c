@@ -206,19 +206,6 @@ int main(void)
 	rmdir(mem_dir);
 	if (status == -1)
 		return 1;
-	if (WIFSIGNALED(status)) {
-		printf("FAIL: the direct child was killed by signal %d%s\n", WTERMSIG(status),
-		       WTERMSIG(status) == SIGKILL ? " (the OOM killer: direct reclaim did not keep up)" : "");
-		return 1;
-	}
-	if (WEXITSTATUS(status) == 4) {
-		printf("SKIP: could not move the child into the group, or its limit source did not open\n");
-		return SKIP;
-	}
-	if (WEXITSTATUS(status)) {
-		printf("FAIL: child exit %d\n", WEXITSTATUS(status));
-		return 1;
-	}
-	printf("1 passed, 0 failed\n");
-	return 0;
+	return kt_cg_child_verdict(status, "the direct child", " (the OOM killer: direct reclaim did not keep up)",
+				   "could not move the child into the group, or its limit source did not open");
 }

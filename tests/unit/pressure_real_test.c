@@ -221,19 +221,6 @@ int main(void)
 				: kt_cg_read_num(mem_dir, "memory.max_usage_in_bytes", NULL);
 	printf("group: peak usage %lld KiB, limit hits %lld\n", peak >> 10, failcnt);
 	remove_groups();
-	if (WIFSIGNALED(status)) {
-		printf("FAIL: the child was killed by signal %d%s\n", WTERMSIG(status),
-		       WTERMSIG(status) == SIGKILL ? " (the OOM killer: reclaim came too late)" : "");
-		return 1;
-	}
-	if (WEXITSTATUS(status) == 4) {
-		printf("SKIP: could not move the child into the group\n");
-		return SKIP;
-	}
-	if (WEXITSTATUS(status)) {
-		printf("FAIL: child exit %d\n", WEXITSTATUS(status));
-		return 1;
-	}
-	printf("1 passed, 0 failed\n");
-	return 0;
+	return kt_cg_child_verdict(status, "the child", " (the OOM killer: reclaim came too late)",
+				   "could not move the child into the group");
 }
