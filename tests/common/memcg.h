@@ -18,6 +18,9 @@
  *   struct kt_chunks c = KT_CHUNKS_INIT;
  *   kt_chunks_nr(&c)                   how many chunks it holds
  *   kt_chunks_add(&c, chunk)           0, or -1 when the array cannot grow
+ *   kt_chunks_count                    a shrinker's count_objects: the
+ *                                      chunks of the cache at its
+ *                                      private_data
  *
  * and the parent's verdict on the child (kt_cg_child_verdict()).
  *
@@ -25,6 +28,8 @@
  */
 #ifndef KT_MEMCG_H
 #define KT_MEMCG_H
+
+#include <ksync/shrinker.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -108,6 +113,12 @@ static inline unsigned long kt_chunks_nr(struct kt_chunks *c)
 	unsigned long n = c->nr;
 	pthread_mutex_unlock(&c->lock);
 	return n;
+}
+
+static inline unsigned long kt_chunks_count(struct ksync_shrinker *s, struct ksync_shrink_control *sc)
+{
+	(void)sc;
+	return kt_chunks_nr((struct kt_chunks *)s->private_data);
 }
 
 static inline int kt_chunks_add(struct kt_chunks *c, void *chunk)

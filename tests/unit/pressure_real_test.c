@@ -55,13 +55,6 @@ static int mem_v2; /* mem_dir is a v2 group (memory.max) */
 static struct kt_chunks cache = KT_CHUNKS_INIT;
 static unsigned long scans_by_monitor, freed_total;
 
-static unsigned long cache_count(struct ksync_shrinker *s, struct ksync_shrink_control *sc)
-{
-	(void)s;
-	(void)sc;
-	return kt_chunks_nr(&cache);
-}
-
 static unsigned long cache_scan(struct ksync_shrinker *s, struct ksync_shrink_control *sc)
 {
 	unsigned long freed = 0;
@@ -95,7 +88,8 @@ static int child_main(void)
 	s = ksync_shrinker_alloc(reg, 0, "real-cache");
 	if (!s)
 		return 2;
-	s->count_objects = cache_count;
+	s->private_data = &cache;
+	s->count_objects = kt_chunks_count;
 	s->scan_objects = cache_scan;
 	s->seeks = KSYNC_DEFAULT_SEEKS;
 	if (ksync_shrinker_register(s))
