@@ -22,7 +22,8 @@
  *                                      chunks of the cache at its
  *                                      private_data
  *
- * and the parent's verdict on the child (kt_cg_child_verdict()).
+ * and the parent's side: whether it may run at all (kt_cg_can_run()), its
+ * verdict on the child (kt_cg_child_verdict()).
  *
  * Header-only, static inline: a test uses what it needs.
  */
@@ -41,6 +42,8 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "sanitizer.h"
 
 static inline int kt_cg_write(const char *dir, const char *name, const char *text)
 {
@@ -137,6 +140,24 @@ static inline int kt_chunks_add(struct kt_chunks *c, void *chunk)
 	}
 	c->v[c->nr++] = chunk;
 	pthread_mutex_unlock(&c->lock);
+	return 0;
+}
+
+/*
+ * 0 where the test may make a memory cgroup; else 77 (the tests'
+ * SKIP_RETURN_CODE), printed why: a sanitizer build (its shadow memory would
+ * count against the group's limit), or not root.
+ */
+static inline int kt_cg_can_run(void)
+{
+	if (KT_SANITIZED) {
+		printf("SKIP: a sanitizer build (its shadow memory would count against the group's limit)\n");
+		return 77;
+	}
+	if (geteuid() != 0) {
+		printf("SKIP: not root: cannot make a memory cgroup\n");
+		return 77;
+	}
 	return 0;
 }
 

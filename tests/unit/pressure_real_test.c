@@ -40,7 +40,6 @@
 #include <unistd.h>
 
 #include "memcg.h"
-#include "sanitizer.h"
 
 #define SKIP 77
 #define CHUNK (64u << 10)
@@ -156,14 +155,9 @@ int main(void)
 	pid_t pid;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-#if KT_SANITIZED
-	printf("SKIP: a sanitizer build (its shadow memory would count against the group's limit)\n");
-	return SKIP;
-#endif
-	if (geteuid() != 0) {
-		printf("SKIP: not root: cannot make a memory cgroup\n");
-		return SKIP;
-	}
+	status = kt_cg_can_run();
+	if (status)
+		return status;
 	kt_cg_find_mounts(v1, v2, sizeof(v1));
 	if (v1[0]) {
 		snprintf(mem_dir, sizeof(mem_dir), "%s/ksync-pressure-real-%d", v1, (int)getpid());
