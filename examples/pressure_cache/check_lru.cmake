@@ -19,6 +19,7 @@
 #   Not the hit rates: those depend on the machine's load.
 # Variables: DEMO (the binary), OUT (the JSON file to write), REAL.
 cmake_policy(VERSION 3.20)
+include(${CMAKE_CURRENT_LIST_DIR}/flavour_keys.cmake)
 if(REAL)
   execute_process(
     COMMAND ${DEMO} --workload scan --lru both --variants ksync --seconds 2 --limit-mib 48 --want-mib 96
@@ -75,21 +76,7 @@ set(keys hot_hit_rate_shadow hot_hit_rate_no_shadow hit_rate_shadow hit_rate_no_
     shadow_nodes_peak shadow_budget_at_peak shadow_budget_max shadow_excess_max shadow_over_budget_samples
     shadow_samples shadow_bytes_peak shadow_budget_bytes_at_peak)
 foreach(fl classic mglru)
-  foreach(k IN LISTS keys)
-    string(JSON val ERROR_VARIABLE e GET "${json}" workingset_real ${variant} ${fl} ${k})
-    if(e)
-      message(FATAL_ERROR "workingset_real.${variant}.${fl}.${k} missing: ${e}")
-    endif()
-    if(val LESS 0)
-      message(FATAL_ERROR "workingset_real.${variant}.${fl}.${k} = ${val} is negative")
-    endif()
-    set(${k} ${val})
-  endforeach()
-  foreach(k hot_hit_rate_shadow hot_hit_rate_no_shadow hit_rate_shadow hit_rate_no_shadow)
-    if(${k} GREATER 1)
-      message(FATAL_ERROR "${fl}: ${k} = ${${k}} > 1")
-    endif()
-  endforeach()
+  pc_flavour_keys("${json}" workingset_real.${variant}.${fl} "${keys}" workingset_real ${variant} ${fl})
   if(NOT refaults GREATER 0 OR activations GREATER refaults OR NOT shadow_nodes_peak GREATER 0)
     message(FATAL_ERROR "${fl}: ${refaults} refaults, ${activations} activations, "
                         "${shadow_nodes_peak} shadow nodes at the peak")

@@ -9,6 +9,7 @@
 # shadow nodes must end within the shrinker's budget.
 # Variables: DEMO (the binary), OUT (the JSON file to write).
 cmake_policy(VERSION 3.20)
+include(${CMAKE_CURRENT_LIST_DIR}/flavour_keys.cmake)
 execute_process(
   COMMAND ${DEMO} --workingset --ws-requests 300000 --limit-mib 16 --value-kib 16 --json ${OUT}
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -35,21 +36,7 @@ set(keys hot_hit_rate_shadow hot_hit_rate_no_shadow hit_rate_shadow hit_rate_no_
     activations pressure_rounds shadow_nodes_peak shadow_nodes_end shadow_budget shadow_bytes_peak
     shadow_budget_bytes over_budget_rounds)
 foreach(fl classic mglru)
-  foreach(k IN LISTS keys)
-    string(JSON val ERROR_VARIABLE e GET "${json}" workingset ${fl} ${k})
-    if(e)
-      message(FATAL_ERROR "workingset.${fl}.${k} missing: ${e}")
-    endif()
-    if(val LESS 0)
-      message(FATAL_ERROR "workingset.${fl}.${k} = ${val} is negative")
-    endif()
-    set(${k} ${val})
-  endforeach()
-  foreach(k hot_hit_rate_shadow hot_hit_rate_no_shadow hit_rate_shadow hit_rate_no_shadow)
-    if(${k} GREATER 1)
-      message(FATAL_ERROR "workingset.${fl}.${k} = ${${k}} > 1")
-    endif()
-  endforeach()
+  pc_flavour_keys("${json}" workingset.${fl} "${keys}" workingset ${fl})
   if(NOT hot_hit_rate_shadow GREATER hot_hit_rate_no_shadow)
     message(FATAL_ERROR "${fl}: shadows do not raise the hot hit rate "
                         "(${hot_hit_rate_shadow} with, ${hot_hit_rate_no_shadow} without)")

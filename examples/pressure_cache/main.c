@@ -647,6 +647,26 @@ static void write_timeline(FILE *f, const struct sample *tl, size_t n)
 			(unsigned long long)tl[i].hits);
 }
 
+/*
+ * Run @r's workingset figures (its shadow store against its budget), JSON
+ * members without braces: the same in the run's own object and in
+ * "workingset_real".
+ */
+static void write_shadow_figures(FILE *f, const struct result *r)
+{
+	fprintf(f, "\"refaults\": %llu, \"activations\": %llu, \"shadow_nodes_peak\": %llu, "
+		   "\"shadow_budget_at_peak\": %llu, \"shadow_budget_max\": %llu, \"shadow_excess_max\": %llu, "
+		   "\"shadow_samples\": %llu, \"shadow_over_budget_samples\": %llu, \"shadow_nodes_end\": %llu, "
+		   "\"shadow_nodes_freed\": %llu, \"shadow_bytes_peak\": %llu, \"shadow_budget_bytes_at_peak\": %llu",
+		(unsigned long long)r->ws_refaults, (unsigned long long)r->ws_activations,
+		(unsigned long long)r->shadow_nodes_peak, (unsigned long long)r->shadow_budget_at_peak,
+		(unsigned long long)r->shadow_budget_max, (unsigned long long)r->shadow_excess_max,
+		(unsigned long long)r->shadow_samples, (unsigned long long)r->shadow_over_samples,
+		(unsigned long long)r->shadow_nodes_end, (unsigned long long)r->shadow_nodes_freed,
+		(unsigned long long)(r->shadow_nodes_peak * r->shadow_node_bytes),
+		(unsigned long long)(r->shadow_budget_at_peak * r->shadow_node_bytes));
+}
+
 /* One run's object (the keys issue 20's scripts read, then the LRU's and the shadows'). */
 static void write_variant(FILE *f, const struct options *o, const struct result *r, const char *name)
 {
@@ -671,21 +691,13 @@ static void write_variant(FILE *f, const struct options *o, const struct result 
 		(unsigned long long)r->scan_calls, (unsigned long long)r->scan_freed,
 		(unsigned long long)r->oom_kills, (double)r->lib_p99_ns / 1e6, pc_lru_name[r->cfg.lru],
 		r->cfg.shadows ? "true" : "false");
-	if (r->cfg.lru != PC_LRU_LIST)
-		fprintf(f, ",\n      \"refaults\": %llu, \"activations\": %llu, \"shadow_nodes_peak\": %llu, "
-			   "\"shadow_budget_at_peak\": %llu, \"shadow_budget_max\": %llu, \"shadow_excess_max\": %llu, "
-			   "\"shadow_samples\": %llu, \"shadow_over_budget_samples\": %llu, \"shadow_nodes_end\": %llu, "
-			   "\"shadow_entries_end\": %llu, \"shadow_nodes_freed\": %llu, \"shadow_trims\": %llu, "
-			   "\"shadow_node_bytes\": %llu, \"shadow_bytes_peak\": %llu, \"shadow_budget_bytes_at_peak\": %llu",
-			(unsigned long long)r->ws_refaults, (unsigned long long)r->ws_activations,
-			(unsigned long long)r->shadow_nodes_peak, (unsigned long long)r->shadow_budget_at_peak,
-			(unsigned long long)r->shadow_budget_max, (unsigned long long)r->shadow_excess_max,
-			(unsigned long long)r->shadow_samples, (unsigned long long)r->shadow_over_samples,
-			(unsigned long long)r->shadow_nodes_end, (unsigned long long)r->shadow_entries_end,
-			(unsigned long long)r->shadow_nodes_freed, (unsigned long long)r->shadow_trims,
-			(unsigned long long)r->shadow_node_bytes,
-			(unsigned long long)(r->shadow_nodes_peak * r->shadow_node_bytes),
-			(unsigned long long)(r->shadow_budget_at_peak * r->shadow_node_bytes));
+	if (r->cfg.lru != PC_LRU_LIST) {
+		fprintf(f, ",\n      ");
+		write_shadow_figures(f, r);
+		fprintf(f, ", \"shadow_entries_end\": %llu, \"shadow_trims\": %llu, \"shadow_node_bytes\": %llu",
+			(unsigned long long)r->shadow_entries_end, (unsigned long long)r->shadow_trims,
+			(unsigned long long)r->shadow_node_bytes);
+	}
 	fprintf(f, ",\n      \"direct_reclaim\": %s, \"direct_reclaims\": %llu, \"direct_freed\": %llu, \"reaction\": ",
 		r->direct ? "true" : "false", (unsigned long long)r->direct_reclaims, (unsigned long long)r->direct_freed);
 	json_str(f, r->desc);
@@ -728,22 +740,12 @@ static void write_ws_real(FILE *f, const struct result (*res)[PC_NR_VARIANTS], i
 				fprintf(f, "%s\n    \"%s\": {", vfirst ? "" : ",", pc_variant_name[v]);
 			fprintf(f, "%s\n      \"%s\": {\"hot_hit_rate_shadow\": %.4f, \"hot_hit_rate_no_shadow\": %.4f, "
 				   "\"hit_rate_shadow\": %.4f, \"hit_rate_no_shadow\": %.4f, \"oom_killed_shadow\": %s, "
-				   "\"oom_killed_no_shadow\": %s, \"ops_shadow\": %llu, \"ops_no_shadow\": %llu,\n        "
-				   "\"refaults\": %llu, \"activations\": %llu, \"shadow_nodes_peak\": %llu, "
-				   "\"shadow_budget_at_peak\": %llu, \"shadow_budget_max\": %llu, \"shadow_excess_max\": %llu, "
-				   "\"shadow_over_budget_samples\": %llu, \"shadow_samples\": %llu, \"shadow_nodes_end\": %llu, "
-				   "\"shadow_nodes_freed\": %llu, \"shadow_bytes_peak\": %llu, \"shadow_budget_bytes_at_peak\": %llu, "
-				   "\"peak_usage_bytes_shadow\": %llu, \"peak_usage_bytes_no_shadow\": %llu}",
+				   "\"oom_killed_no_shadow\": %s, \"ops_shadow\": %llu, \"ops_no_shadow\": %llu,\n        ",
 				ffirst ? "" : ",", pc_lru_name[l], on->hot_hit_rate, off->hot_hit_rate, on->hit_rate,
 				off->hit_rate, on->oom_killed ? "true" : "false", off->oom_killed ? "true" : "false",
-				(unsigned long long)on->ops, (unsigned long long)off->ops,
-				(unsigned long long)on->ws_refaults, (unsigned long long)on->ws_activations,
-				(unsigned long long)on->shadow_nodes_peak, (unsigned long long)on->shadow_budget_at_peak,
-				(unsigned long long)on->shadow_budget_max, (unsigned long long)on->shadow_excess_max,
-				(unsigned long long)on->shadow_over_samples, (unsigned long long)on->shadow_samples,
-				(unsigned long long)on->shadow_nodes_end, (unsigned long long)on->shadow_nodes_freed,
-				(unsigned long long)(on->shadow_nodes_peak * on->shadow_node_bytes),
-				(unsigned long long)(on->shadow_budget_at_peak * on->shadow_node_bytes),
+				(unsigned long long)on->ops, (unsigned long long)off->ops);
+			write_shadow_figures(f, on);
+			fprintf(f, ", \"peak_usage_bytes_shadow\": %llu, \"peak_usage_bytes_no_shadow\": %llu}",
 				(unsigned long long)on->peak, (unsigned long long)off->peak);
 			ffirst = false;
 		}

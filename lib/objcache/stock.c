@@ -380,6 +380,26 @@ static struct ksync_objcg *charge_direct(struct ksync_memgroup *g, long bytes)
 }
 
 /*
+ * Both misses' first step: @g's handle, with a reference (the new entry's
+ * own); NULL when @g has none. An offline or going group's handle is never
+ * cached: the object is charged straight through it, *@direct is set and the
+ * caller returns the handle as it is.
+ */
+static inline struct ksync_objcg *miss_objcg(struct ksync_memgroup *g, long bytes, bool *direct)
+{
+	struct ksync_objcg *objcg = ksync_memgroup_get_objcg(g);
+
+	*direct = false;
+	if (!objcg)
+		return NULL;
+	if (ksync_objcg_group(objcg) != g || ksync_memgroup_state(g) != KSYNC_MEMGROUP_ONLINE) {
+		(void)ksync_objcg_charge(objcg, 0, 1, bytes);
+		*direct = true;
+	}
+	return objcg;
+}
+
+/*
  * The one-slot stock's miss (the kernel's one-slot stock): drain the slot,
  * take @g's handle into the same entry. No park, no victim to choose.
  */
@@ -388,16 +408,12 @@ static struct ksync_objcg *charge_miss_one(struct ksync__oc_stock *st, struct ks
 	int f = st->slots ? ctz(st->slots) : 0;
 	struct ksync__oc_stock_entry *s = &st->ent[f];
 	struct ksync_objcg *objcg;
+	bool direct;
 
 	ent_drop(st, f);
-	objcg = ksync_memgroup_get_objcg(g);
-	if (!objcg)
-		return NULL;
-	if (ksync_objcg_group(objcg) != g || ksync_memgroup_state(g) != KSYNC_MEMGROUP_ONLINE) {
-		/* Offline or going: never cache a dying group's handle. */
-		(void)ksync_objcg_charge(objcg, 0, 1, bytes);
+	objcg = miss_objcg(g, bytes, &direct);
+	if (!objcg || direct)
 		return objcg;
-	}
 	st->group[f] = g;
 	st->objcg[f] = objcg;
 	st->gtag[f] = tag_of(g);
@@ -422,20 +438,15 @@ static KSYNC_NOINLINE struct ksync_objcg *charge_miss(struct ksync__oc_stock *st
 							 long bytes)
 {
 	struct ksync_objcg *objcg;
+	bool direct;
 
 	if (st->nr == 1)
 		return charge_miss_one(st, g, bytes);
 	if (e >= 0)
 		ent_drop(st, e); /* never charge through a dying group's entry */
-	/* @g's handle, with a reference (the entry's own). */
-	objcg = ksync_memgroup_get_objcg(g);
-	if (!objcg)
-		return NULL;
-	if (ksync_objcg_group(objcg) != g || ksync_memgroup_state(g) != KSYNC_MEMGROUP_ONLINE) {
-		/* Offline or going: never cache a dying group's handle. */
-		(void)ksync_objcg_charge(objcg, 0, 1, bytes);
+	objcg = miss_objcg(g, bytes, &direct);
+	if (!objcg || direct)
 		return objcg;
-	}
 	e = ent_fill(st, g, objcg, st->nr);
 	st->hint[hint_of(g)] = (uint8_t)e;
 	ent_charge(st, e, bytes);

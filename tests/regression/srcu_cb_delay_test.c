@@ -26,6 +26,7 @@ static int delay_entered;
 #include <stdlib.h>
 
 #include "ktest.h"
+#include "srcu_barrier.h"
 #include "srcu_peek.h"
 
 struct obj {
@@ -77,14 +78,7 @@ static void helper_into_delay(void)
 	KCHECK_EQ(kt_srcu_cb_count(&dd), 1UL); /* B, not run */
 }
 
-static int barrier_done;
-static void *barrier_main(void *p)
-{
-	(void)p;
-	ksync_srcu_barrier(&dd);
-	__atomic_store_n(&barrier_done, 1, __ATOMIC_SEQ_CST);
-	return NULL;
-}
+static struct kt_barrier bar;
 
 /* srcu_barrier() while the helper waits: its marker must not wait an hour. */
 KTEST(barrier_ends_a_batching_delay)
@@ -92,15 +86,13 @@ KTEST(barrier_ends_a_batching_delay)
 	ksync_init_srcu_struct(&dd);
 	freed_b = 0;
 	helper_into_delay();
-	barrier_done = 0;
-	pthread_t t;
-	pthread_create(&t, NULL, barrier_main, NULL);
-	KT_POLL_UNTIL_MS(__atomic_load_n(&barrier_done, __ATOMIC_SEQ_CST), 5000);
-	KCHECK_EQ(__atomic_load_n(&barrier_done, __ATOMIC_SEQ_CST), 1);
-	if (!__atomic_load_n(&barrier_done, __ATOMIC_SEQ_CST))
+	bar.done = 0;
+	kt_barrier_start(&bar, &dd);
+	KCHECK(kt_barrier_wait(&bar, 5000));
+	if (!__atomic_load_n(&bar.done, __ATOMIC_SEQ_CST))
 		return; /* the barrier hangs: leave it and the domain alone */
 	KCHECK_EQ(__atomic_load_n(&freed_b, __ATOMIC_SEQ_CST), 1); /* B ran before it returned */
-	pthread_join(t, NULL);
+	pthread_join(bar.t, NULL);
 	ksync_cleanup_srcu_struct(&dd);
 }
 
@@ -115,9 +107,8 @@ static void hold_until_hurried(struct ksync_rcu_head *h)
 {
 	__atomic_store_n(&a_started, 1, __ATOMIC_SEQ_CST);
 	KT_POLL_UNTIL_MS(kt_srcu_cb_count(&dd) >= 2, 5000);
-	pthread_t t;
-	pthread_create(&t, NULL, barrier_main, NULL);
-	pthread_detach(t);
+	kt_barrier_start(&bar, &dd);
+	pthread_detach(bar.t);
 	KT_POLL_UNTIL_MS(kt_srcu_helper_sleep(&dd) == KSYNC__SRCU_HELPER_HURRIED, 5000);
 	ran_c = kt_srcu_helper_sleep(&dd) == KSYNC__SRCU_HELPER_HURRIED;
 	free(ksync_container_of(h, struct obj, rh));
@@ -127,13 +118,12 @@ KTEST(a_hurry_during_the_batch_skips_the_delay_after_it)
 {
 	ksync_init_srcu_struct(&dd);
 	freed_b = 0;
-	barrier_done = 0;
+	bar.done = 0;
 	ran_c = 0;
 	queue_a_then_b(hold_until_hurried);
-	KT_POLL_UNTIL_MS(__atomic_load_n(&barrier_done, __ATOMIC_SEQ_CST), 5000);
-	KCHECK_EQ(__atomic_load_n(&barrier_done, __ATOMIC_SEQ_CST), 1);
+	KCHECK(kt_barrier_wait(&bar, 5000));
 	KCHECK_EQ(ran_c, 1); /* the schedule was the one meant */
-	if (!__atomic_load_n(&barrier_done, __ATOMIC_SEQ_CST))
+	if (!__atomic_load_n(&bar.done, __ATOMIC_SEQ_CST))
 		return;
 	KCHECK_EQ(__atomic_load_n(&freed_b, __ATOMIC_SEQ_CST), 1);
 	ksync_cleanup_srcu_struct(&dd);

@@ -30,6 +30,7 @@ static int parked, delay_entered;
 #include <stdlib.h>
 
 #include "ktest.h"
+#include "srcu_barrier.h"
 #include "srcu_peek.h"
 
 #define NOBJ 16
@@ -144,26 +145,17 @@ KTEST(a_parked_batch_runs_in_the_next_call_srcu)
 }
 
 /* A barrier while a batch is parked and no caller comes: the helper runs it, then the rest. */
-static int barrier_done;
-static void *barrier_main(void *p)
-{
-	(void)p;
-	ksync_srcu_barrier(&dd);
-	__atomic_store_n(&barrier_done, 1, __ATOMIC_SEQ_CST);
-	return NULL;
-}
+static struct kt_barrier bar;
 
 KTEST(a_barrier_gets_a_parked_batch_run_by_the_helper)
 {
 	KCHECK(park_bcd(true));
-	barrier_done = 0;
-	pthread_t t;
-	pthread_create(&t, NULL, barrier_main, NULL);
-	KT_POLL_UNTIL_MS(__atomic_load_n(&barrier_done, __ATOMIC_SEQ_CST), 5000);
-	KCHECK_EQ(__atomic_load_n(&barrier_done, __ATOMIC_SEQ_CST), 1);
-	if (!__atomic_load_n(&barrier_done, __ATOMIC_SEQ_CST))
+	bar.done = 0;
+	kt_barrier_start(&bar, &dd);
+	KCHECK(kt_barrier_wait(&bar, 5000));
+	if (!__atomic_load_n(&bar.done, __ATOMIC_SEQ_CST))
 		return; /* the barrier hangs: leave it and the domain alone */
-	pthread_join(t, NULL);
+	pthread_join(bar.t, NULL);
 	KCHECK(ran_in_order(0, 4));
 	KCHECK_EQ(__atomic_load_n(&nran, __ATOMIC_SEQ_CST), 5);
 	for (int i = 0; i < 5; i++) {

@@ -81,6 +81,26 @@ static void *syncer_main(void *p)
 }
 
 /*
+ * The caller has a section of @ssp open on @idx: a ksync_synchronize_srcu()
+ * begun in another thread must still be waiting after a while; @end ends the
+ * section (ksync_srcu_read_unlock() or ksync_srcu_up_read()), after which it
+ * returns.
+ */
+static void check_sync_waits_for(struct ksync_srcu_struct *ssp, void (*end)(struct ksync_srcu_struct *, int),
+				 int idx)
+{
+	struct syncer s = { ssp, 0 };
+	pthread_t t;
+
+	pthread_create(&t, NULL, syncer_main, &s);
+	kt_sleep_ms(50);
+	KCHECK_EQ(__atomic_load_n(&s.done, __ATOMIC_SEQ_CST), 0);
+	end(ssp, idx);
+	pthread_join(t, NULL);
+	KCHECK_EQ(s.done, 1);
+}
+
+/*
  * Bug: ksync_srcu_read_unlock() with an index this thread holds no section
  * on fell back to the domain's shared counters, and when a
  * ksync_srcu_down_read() section was open on that index it silently counted
@@ -107,15 +127,8 @@ KTEST(bad_unlock_cannot_end_a_down_read_section)
 	ksync_srcu_read_unlock(&ss, mine);
 	KCHECK(!ksync_srcu_read_lock_held(&ss));
 
-	struct syncer s = { &ss, 0 };
-	pthread_t t;
-	pthread_create(&t, NULL, syncer_main, &s);
-	kt_sleep_ms(50);
 	/* The down_read section is still open: the grace period must wait. */
-	KCHECK_EQ(__atomic_load_n(&s.done, __ATOMIC_SEQ_CST), 0);
-	ksync_srcu_up_read(&ss, idx);
-	pthread_join(t, NULL);
-	KCHECK_EQ(s.done, 1);
+	check_sync_waits_for(&ss, ksync_srcu_up_read, idx);
 	ksync_cleanup_srcu_struct(&ss);
 }
 
@@ -244,15 +257,8 @@ KTEST(mixed_forms_overlapping_across_two_flips)
 	ksync_srcu_read_unlock_fast(&ss, f3);
 	KCHECK(ksync_srcu_read_lock_held(&ss)); /* c is open */
 
-	struct syncer s = { &ss, 0 };
-	pthread_t t;
-	pthread_create(&t, NULL, syncer_main, &s);
-	kt_sleep_ms(50);
 	/* c is still open: the grace period must wait for it. */
-	KCHECK_EQ(__atomic_load_n(&s.done, __ATOMIC_SEQ_CST), 0);
-	ksync_srcu_read_unlock(&ss, c);
-	pthread_join(t, NULL);
-	KCHECK_EQ(s.done, 1);
+	check_sync_waits_for(&ss, ksync_srcu_read_unlock, c);
 	KCHECK(!ksync_srcu_read_lock_held(&ss));
 	KCHECK_EQ(ksync_warn_count, w0);
 	ksync_cleanup_srcu_struct(&ss);
@@ -286,15 +292,8 @@ KTEST(fast_unlock_misuse_is_reported_and_ends_nothing)
 	ksync_srcu_read_unlock_fast(&ss, outer); /* misuse: no section open on it */
 	KCHECK(ksync_warn_count > w0);
 
-	struct syncer s = { &ss, 0 };
-	pthread_t t;
-	pthread_create(&t, NULL, syncer_main, &s);
-	kt_sleep_ms(50);
 	/* The down_read section is still open: the grace period must wait. */
-	KCHECK_EQ(__atomic_load_n(&s.done, __ATOMIC_SEQ_CST), 0);
-	ksync_srcu_up_read(&ss, down);
-	pthread_join(t, NULL);
-	KCHECK_EQ(s.done, 1);
+	check_sync_waits_for(&ss, ksync_srcu_up_read, down);
 	ksync_cleanup_srcu_struct(&other);
 	ksync_cleanup_srcu_struct(&ss);
 }

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "ktest.h"
+#include "pressure_direct.h"
 #include "reports.h"
 #include "shrinker_stubs.h"
 #include "wait.h"
@@ -702,13 +703,6 @@ static void *dr_destroy(void *p)
 	KASSERT(ksync_pressure_destroy((struct ksync_pressure *)p) == 0);
 	return NULL;
 }
-static bool dr_dying(struct ksync_pressure *p)
-{
-	pthread_mutex_lock(&p->lock);
-	bool d = p->direct.dying;
-	pthread_mutex_unlock(&p->lock);
-	return d;
-}
 static void c_pr_charge_dying(struct seen *s)
 {
 	struct ksync_shrinker_registry *reg = ksync_shrinker_registry_create(1);
@@ -727,7 +721,7 @@ static void c_pr_charge_dying(struct seen *s)
 	KASSERT(pthread_create(&a, NULL, dr_charge, p) == 0);
 	KT_POLL_UNTIL(__atomic_load_n(&dr_in, __ATOMIC_ACQUIRE)); /* a thread is inside */
 	KASSERT(pthread_create(&d, NULL, dr_destroy, p) == 0);
-	KT_POLL_UNTIL(dr_dying(p));                               /* destroy began and waits for it */
+	KT_POLL_UNTIL(kt_direct_dying(p));                        /* destroy began and waits for it */
 	TWICE_NUM(s, ksync_pressure_charge(p, 1 << 20));
 	__atomic_store_n(&dr_release, 1, __ATOMIC_RELEASE);
 	KASSERT(pthread_join(a, NULL) == 0);

@@ -41,7 +41,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sanitizer.h"
+#include "memcg.h"
 
 #define SKIP 77
 #define CHUNK (32u << 10)
@@ -50,73 +50,26 @@
 static char mem_dir[1024];
 static int mem_v2;
 
-static int write_file(const char *dir, const char *name, const char *text)
-{
-	char path[2048];
-	int fd, r = 0;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text))
-		r = -errno;
-	close(fd);
-	return r;
-}
-
-/* The v1 memory hierarchy's mount and the v2 tree's, from /proc/self/mounts. */
-static void find_mounts(char *v1, char *v2, size_t len)
-{
-	char dev[256], dir[512], type[64], opts[512];
-	FILE *f = fopen("/proc/self/mounts", "re");
-
-	v1[0] = v2[0] = 0;
-	if (!f)
-		return;
-	while (fscanf(f, "%255s %511s %63s %511s %*d %*d", dev, dir, type, opts) == 4) {
-		if (!strcmp(type, "cgroup2") && !v2[0])
-			snprintf(v2, len, "%s", dir);
-		if (!strcmp(type, "cgroup") && !v1[0])
-			for (char *o = strtok(opts, ","); o; o = strtok(NULL, ","))
-				if (!strcmp(o, "memory"))
-					snprintf(v1, len, "%s", dir);
-	}
-	fclose(f);
-}
-
 /* ---- a child: a cache of chunks, a shrinker, a monitor without a thread ---- */
 
-static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
-static void **chunks;
-static size_t nr_chunks, cap_chunks;
+static struct kt_chunks cache = KT_CHUNKS_INIT;
 static unsigned long freed_total;
-
-static unsigned long cache_count(struct ksync_shrinker *s, struct ksync_shrink_control *sc)
-{
-	(void)s;
-	(void)sc;
-	pthread_mutex_lock(&cache_lock);
-	unsigned long n = nr_chunks;
-	pthread_mutex_unlock(&cache_lock);
-	return n;
-}
 
 static unsigned long cache_scan(struct ksync_shrinker *s, struct ksync_shrink_control *sc)
 {
 	unsigned long freed = 0;
 
 	(void)s;
-	pthread_mutex_lock(&cache_lock);
+	pthread_mutex_lock(&cache.lock);
 	/* Oldest first: the front of the array. */
-	size_t n = sc->nr_to_scan < nr_chunks ? sc->nr_to_scan : nr_chunks;
+	size_t n = sc->nr_to_scan < cache.nr ? sc->nr_to_scan : cache.nr;
 	for (size_t i = 0; i < n; i++)
-		munmap(chunks[i], CHUNK);
-	memmove(chunks, chunks + n, (nr_chunks - n) * sizeof(*chunks));
-	nr_chunks -= n;
+		munmap(cache.v[i], CHUNK);
+	memmove(cache.v, cache.v + n, (cache.nr - n) * sizeof(*cache.v));
+	cache.nr -= n;
 	freed = n;
 	freed_total += freed;
-	pthread_mutex_unlock(&cache_lock);
+	pthread_mutex_unlock(&cache.lock);
 	return freed;
 }
 
@@ -132,7 +85,8 @@ static int child_main(int direct)
 
 	if (!reg || !(s = ksync_shrinker_alloc(reg, 0, "direct-real-cache")))
 		return 2;
-	s->count_objects = cache_count;
+	s->private_data = &cache;
+	s->count_objects = kt_chunks_count;
 	s->scan_objects = cache_scan;
 	s->seeks = KSYNC_DEFAULT_SEEKS;
 	if (ksync_shrinker_register(s))
@@ -157,17 +111,8 @@ static int child_main(int direct)
 		if (c == MAP_FAILED)
 			return 3;
 		memset(c, 0x5a, CHUNK);
-		pthread_mutex_lock(&cache_lock);
-		if (nr_chunks == cap_chunks) {
-			size_t ncap = cap_chunks ? 2 * cap_chunks : 4096;
-			void **n = realloc(chunks, ncap * sizeof(*n));
-			if (!n)
-				return 3;
-			chunks = n;
-			cap_chunks = ncap;
-		}
-		chunks[nr_chunks++] = c;
-		pthread_mutex_unlock(&cache_lock);
+		if (kt_chunks_add(&cache, c))
+			return 3;
 		total += CHUNK;
 	}
 	ksync_pressure_get_stats(p, &st);
@@ -195,7 +140,7 @@ static int run_child(int direct)
 		return -1;
 	if (pid == 0) {
 		snprintf(pid_text, sizeof(pid_text), "%d", (int)getpid());
-		if (write_file(mem_dir, "cgroup.procs", pid_text))
+		if (kt_cg_write(mem_dir, "cgroup.procs", pid_text))
 			_exit(4);
 		_exit(child_main(direct));
 	}
@@ -210,26 +155,21 @@ int main(void)
 	int status;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-#if KT_SANITIZED
-	printf("SKIP: a sanitizer build (its shadow memory would count against the group's limit)\n");
-	return SKIP;
-#endif
-	if (geteuid() != 0) {
-		printf("SKIP: not root: cannot make a memory cgroup\n");
-		return SKIP;
-	}
-	find_mounts(v1, v2, sizeof(v1));
+	status = kt_cg_can_run();
+	if (status)
+		return status;
+	kt_cg_find_mounts(v1, v2, sizeof(v1));
 	snprintf(lim, sizeof(lim), "%llu", LIMIT);
 	if (v1[0]) {
 		snprintf(mem_dir, sizeof(mem_dir), "%s/ksync-pressure-direct-%d", v1, (int)getpid());
-		if (mkdir(mem_dir, 0755) || write_file(mem_dir, "memory.limit_in_bytes", lim)) {
+		if (mkdir(mem_dir, 0755) || kt_cg_write(mem_dir, "memory.limit_in_bytes", lim)) {
 			printf("SKIP: cannot make a v1 memory group at %s: %s\n", mem_dir, strerror(errno));
 			rmdir(mem_dir);
 			return SKIP;
 		}
 	} else if (v2[0]) {
 		snprintf(mem_dir, sizeof(mem_dir), "%s/ksync-pressure-direct-%d", v2, (int)getpid());
-		if (mkdir(mem_dir, 0755) || write_file(mem_dir, "memory.max", lim)) {
+		if (mkdir(mem_dir, 0755) || kt_cg_write(mem_dir, "memory.max", lim)) {
 			printf("SKIP: cannot make a v2 memory group at %s: %s\n", mem_dir, strerror(errno));
 			rmdir(mem_dir);
 			return SKIP;
@@ -254,19 +194,6 @@ int main(void)
 	rmdir(mem_dir);
 	if (status == -1)
 		return 1;
-	if (WIFSIGNALED(status)) {
-		printf("FAIL: the direct child was killed by signal %d%s\n", WTERMSIG(status),
-		       WTERMSIG(status) == SIGKILL ? " (the OOM killer: direct reclaim did not keep up)" : "");
-		return 1;
-	}
-	if (WEXITSTATUS(status) == 4) {
-		printf("SKIP: could not move the child into the group, or its limit source did not open\n");
-		return SKIP;
-	}
-	if (WEXITSTATUS(status)) {
-		printf("FAIL: child exit %d\n", WEXITSTATUS(status));
-		return 1;
-	}
-	printf("1 passed, 0 failed\n");
-	return 0;
+	return kt_cg_child_verdict(status, "the direct child", " (the OOM killer: direct reclaim did not keep up)",
+				   "could not move the child into the group, or its limit source did not open");
 }

@@ -35,6 +35,7 @@
 #include <ksync/pressure_testing.h>
 
 #include "ktest.h"
+#include "pressure_direct.h"
 #include "reports.h"
 #include "wait.h"
 
@@ -81,14 +82,6 @@ static int fake_open(struct ksync__psrc *s, const struct ksync__penv *env)
 	return 0;
 }
 
-static int fake_ready(struct ksync__psrc *s, int i, uint32_t revents)
-{
-	(void)s;
-	(void)i;
-	(void)revents;
-	return KSYNC_PRESSURE_NONE;
-}
-
 static int fake_sample(struct ksync__psrc *s)
 {
 	int i = fake_idx(s);
@@ -96,11 +89,6 @@ static int fake_sample(struct ksync__psrc *s)
 	s->figure = figure_get(i);
 	s->limit = __atomic_load_n(&fake_limit[i], __ATOMIC_ACQUIRE);
 	return (int)ksync_pressure_level_of(s->figure, s->limit, default_permille);
-}
-
-static void fake_close(struct ksync__psrc *s)
-{
-	(void)s;
 }
 
 static void *fake_probe_new(const struct ksync__psrc *s)
@@ -125,14 +113,14 @@ static int fake_probe_read(const void *probe, uint64_t *figure, uint64_t *limit)
 }
 
 static const struct ksync__psrc_ops fake_limit_ops = {
-	.kind = KSYNC_PRESSURE_SRC_LIMIT, .open = fake_open, .ready = fake_ready,
-	.sample = fake_sample, .close = fake_close,
+	.kind = KSYNC_PRESSURE_SRC_LIMIT, .open = fake_open, .ready = kt_polled_ready,
+	.sample = fake_sample, .close = kt_polled_close,
 	.probe_new = fake_probe_new, .probe_read = fake_probe_read,
 };
 
 static const struct ksync__psrc_ops fake_budget_ops = {
-	.kind = KSYNC_PRESSURE_SRC_BUDGET, .open = fake_open, .ready = fake_ready,
-	.sample = fake_sample, .close = fake_close,
+	.kind = KSYNC_PRESSURE_SRC_BUDGET, .open = fake_open, .ready = kt_polled_ready,
+	.sample = fake_sample, .close = kt_polled_close,
 	.probe_new = fake_probe_new, .probe_read = fake_probe_read,
 };
 
@@ -175,12 +163,7 @@ static unsigned long sh_count(struct ksync_shrinker *s, struct ksync_shrink_cont
 static unsigned long sh_scan(struct ksync_shrinker *s, struct ksync_shrink_control *sc)
 {
 	(void)s;
-	int in = __atomic_add_fetch(&sh.inside, 1, __ATOMIC_ACQ_REL);
-	int mx = __atomic_load_n(&sh.max_inside, __ATOMIC_RELAXED);
-
-	while (in > mx && !__atomic_compare_exchange_n(&sh.max_inside, &mx, in, false, __ATOMIC_RELAXED,
-						       __ATOMIC_RELAXED)) {
-	}
+	kt_raise_max(&sh.max_inside, __atomic_add_fetch(&sh.inside, 1, __ATOMIC_ACQ_REL));
 	__atomic_add_fetch(&sh.scans, 1, __ATOMIC_ACQ_REL);
 	struct ksync_pressure *to = __atomic_load_n(&sh.charge_to, __ATOMIC_ACQUIRE);
 	if (to) {
@@ -242,14 +225,6 @@ static void fx_done(struct fx *f)
 	KCHECK_EQ(ksync_shrinker_registry_destroy(f->reg), 0);
 }
 
-static struct ksync_pressure_stats stats(struct ksync_pressure *p)
-{
-	struct ksync_pressure_stats st;
-
-	ksync_pressure_get_stats(p, &st);
-	return st;
-}
-
 static int passes(void)
 {
 	return __atomic_load_n(&sh.passes, __ATOMIC_ACQUIRE);
@@ -297,15 +272,15 @@ KTEST(the_watermark_is_direct_permille_of_the_limit_to_the_byte)
 		f.cfg.charge_batch = 1; /* every charge publishes and compares */
 		struct ksync_pressure *p = fx_create(&f);
 		KCHECK_EQ(ksync_pressure_charge(p, 99), 0);
-		KCHECK_EQ(stats(p).direct_reads, 0u); /* wm - 1: under */
+		KCHECK_EQ(kt_pressure_stats(p).direct_reads, 0u); /* wm - 1: under */
 		KCHECK_EQ(ksync_pressure_charge(p, 1), 0); /* the estimate reaches wm: a read */
-		KCHECK_EQ(stats(p).direct_reads, 1u);
+		KCHECK_EQ(kt_pressure_stats(p).direct_reads, 1u);
 		KCHECK_EQ(passes(), 0); /* the figure read (wm - 100) is under */
 		figure_set(0, wm - 1);
 		KCHECK_EQ(ksync_pressure_charge(p, 99), 0); /* the room of the last read is 100 */
-		KCHECK_EQ(stats(p).direct_reads, 1u);
+		KCHECK_EQ(kt_pressure_stats(p).direct_reads, 1u);
 		KCHECK_EQ(ksync_pressure_charge(p, 1), 0); /* reached: a read; the figure, wm - 1, is under */
-		KCHECK_EQ(stats(p).direct_reads, 2u);
+		KCHECK_EQ(kt_pressure_stats(p).direct_reads, 2u);
 		KCHECK_EQ(passes(), 0);
 		figure_set(0, wm);
 		int r = ksync_pressure_charge(p, 1); /* room 1 from the last read: a read, over */
@@ -332,11 +307,11 @@ KTEST(direct_permille_0_takes_the_medium_levels_share)
 	KCHECK(strstr(line, "reclaims above 850 per mille") != NULL);
 	/* 85 MiB is 850 per mille of 100 MiB; 84 MiB + 1 MiB reaches it. */
 	KCHECK_EQ(ksync_pressure_charge(p, (size_t)(MiB - 1)), 0);
-	KCHECK_EQ(stats(p).direct_reads, 0u);
+	KCHECK_EQ(kt_pressure_stats(p).direct_reads, 0u);
 	figure_set(0, 85 * MiB);
 	int r = ksync_pressure_charge(p, 1);
 	KCHECK_EQ(r, KSYNC_PRESSURE_CHARGE_RECLAIMED | KSYNC_PRESSURE_CHARGE_OVER);
-	KCHECK_EQ(stats(p).direct_reads, 1u + 5u); /* MEDIUM: 10..6 */
+	KCHECK_EQ(kt_pressure_stats(p).direct_reads, 1u + 5u); /* MEDIUM: 10..6 */
 	KCHECK_EQ(ksync_pressure_destroy(p), 0);
 	fx_done(&f);
 }
@@ -357,9 +332,9 @@ KTEST(a_round_under_lows_share_steps_lows_priorities_on_every_node)
 	struct ksync_pressure *p = fx_create(&f);
 	int r = ksync_pressure_charge(p, 4096);
 	KCHECK_EQ(r, KSYNC_PRESSURE_CHARGE_RECLAIMED | KSYNC_PRESSURE_CHARGE_OVER);
-	KCHECK_EQ(stats(p).direct_scans, 3u * 3u); /* three priorities, three nodes */
+	KCHECK_EQ(kt_pressure_stats(p).direct_scans, 3u * 3u); /* three priorities, three nodes */
 	KCHECK(passes() >= 3);
-	KCHECK_EQ(stats(p).direct_rounds, 1u);
+	KCHECK_EQ(kt_pressure_stats(p).direct_rounds, 1u);
 	KCHECK_EQ(ksync_pressure_destroy(p), 0);
 	fx_done(&f);
 
@@ -397,7 +372,7 @@ KTEST(any_byte_source_over_its_watermark_is_enough)
 	KCHECK(strstr(line, "budget") != NULL);
 	/* The least room is the budget's 40 MiB. */
 	KCHECK_EQ(ksync_pressure_charge(p, (size_t)(39 * MiB)), 0);
-	KCHECK_EQ(stats(p).direct_reads, 0u);
+	KCHECK_EQ(kt_pressure_stats(p).direct_reads, 0u);
 	figure_set(1, 95 * MiB);
 	KCHECK_EQ(ksync_pressure_charge(p, (size_t)(2 * MiB)),
 		  KSYNC_PRESSURE_CHARGE_RECLAIMED | KSYNC_PRESSURE_CHARGE_OVER);
@@ -494,10 +469,10 @@ KTEST(a_thread_charging_two_monitors_in_turn_loses_at_most_a_batch_of_each)
 		KCHECK_EQ(ksync_pressure_charge(b, chunk), 0);
 	}
 	uint64_t total = (uint64_t)n * chunk;
-	KCHECK(stats(a).direct_bytes + f.cfg.charge_batch >= total);
-	KCHECK(stats(b).direct_bytes + f.cfg.charge_batch >= total);
-	KCHECK(stats(a).direct_bytes <= total);
-	KCHECK(stats(b).direct_bytes <= total);
+	KCHECK(kt_pressure_stats(a).direct_bytes + f.cfg.charge_batch >= total);
+	KCHECK(kt_pressure_stats(b).direct_bytes + f.cfg.charge_batch >= total);
+	KCHECK(kt_pressure_stats(a).direct_bytes <= total);
+	KCHECK(kt_pressure_stats(b).direct_bytes <= total);
 	KCHECK_EQ(ksync_pressure_destroy(a), 0);
 	KCHECK_EQ(ksync_pressure_destroy(b), 0);
 	fx_done(&f);
@@ -522,8 +497,8 @@ KTEST(alternating_charges_still_reach_the_watermark)
 		KCHECK(ksync_pressure_charge(a, 16 * 1024) >= 0);
 		KCHECK(ksync_pressure_charge(b, 16 * 1024) >= 0);
 	}
-	KCHECK(stats(a).direct_reads >= 1u);
-	KCHECK(stats(b).direct_reads >= 1u);
+	KCHECK(kt_pressure_stats(a).direct_reads >= 1u);
+	KCHECK(kt_pressure_stats(b).direct_reads >= 1u);
 	KCHECK_EQ(ksync_pressure_destroy(a), 0);
 	KCHECK_EQ(ksync_pressure_destroy(b), 0);
 	fx_done(&f);
@@ -550,7 +525,7 @@ KTEST(a_charge_inside_the_runners_round_only_counts)
 	KCHECK_EQ(ksync_pressure_inject(p, KSYNC_PRESSURE_CRITICAL), 0);
 	int ep = ksync_pressure_fd(p);
 	KASSERT(ep >= 0);
-	while (stats(p).rounds[KSYNC_PRESSURE_CRITICAL] == 0) {
+	while (kt_pressure_stats(p).rounds[KSYNC_PRESSURE_CRITICAL] == 0) {
 		struct pollfd pfd = { .fd = ep, .events = POLLIN };
 		if (poll(&pfd, 1, 100) == 1)
 			KCHECK(ksync_pressure_dispatch(p) >= 0);
@@ -558,7 +533,7 @@ KTEST(a_charge_inside_the_runners_round_only_counts)
 	__atomic_store_n(&sh.charge_to, NULL, __ATOMIC_RELEASE);
 	KCHECK(__atomic_load_n(&sh.charge_calls, __ATOMIC_ACQUIRE) > 0);
 	KCHECK_EQ(__atomic_load_n(&sh.charge_ret, __ATOMIC_ACQUIRE), 0);
-	struct ksync_pressure_stats st = stats(p);
+	struct ksync_pressure_stats st = kt_pressure_stats(p);
 	KCHECK_EQ(st.direct_rounds, 0u);
 	KCHECK_EQ(st.direct_reads, 0u);
 	KCHECK(st.direct_bytes >= 64 * MiB);
@@ -584,8 +559,8 @@ KTEST(a_charge_inside_a_round_of_another_monitor_does_not_recurse)
 	KCHECK_EQ(ksync_pressure_charge(a, 8192), KSYNC_PRESSURE_CHARGE_RECLAIMED | KSYNC_PRESSURE_CHARGE_OVER);
 	__atomic_store_n(&sh.charge_to, NULL, __ATOMIC_RELEASE);
 	KCHECK_EQ(__atomic_load_n(&sh.charge_ret, __ATOMIC_ACQUIRE), 0);
-	KCHECK_EQ(stats(b).direct_rounds, 0u);
-	KCHECK_EQ(stats(b).direct_reads, 0u);
+	KCHECK_EQ(kt_pressure_stats(b).direct_rounds, 0u);
+	KCHECK_EQ(kt_pressure_stats(b).direct_reads, 0u);
 	KCHECK_EQ(passes(), 10 - 6 + 1); /* A's round alone: MEDIUM 10..6 */
 	KCHECK_EQ(ksync_pressure_destroy(a), 0);
 	KCHECK_EQ(ksync_pressure_destroy(b), 0);
@@ -594,21 +569,6 @@ KTEST(a_charge_inside_a_round_of_another_monitor_does_not_recurse)
 
 /* ------------------------------------------------------------------------ */
 /* Threads: direct_max, throttling, destroy, fork                           */
-
-struct charger {
-	struct ksync_pressure *p;
-	size_t bytes;
-	int ret, done;
-};
-
-static void *charge_thread(void *arg)
-{
-	struct charger *c = arg;
-
-	c->ret = ksync_pressure_charge(c->p, c->bytes);
-	__atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
-	return NULL;
-}
 
 /*
  * "At most @direct_max threads reclaim at once; another caller over the
@@ -620,7 +580,7 @@ static void *charge_thread(void *arg)
 KTEST(direct_max_two_rounds_at_once_a_third_waits_and_learns_it_is_still_over)
 {
 	struct fx f;
-	struct charger c[3];
+	struct kt_charger c[3];
 	pthread_t t[3];
 
 	fx_init(&f, 1, 92 * MiB);
@@ -628,12 +588,12 @@ KTEST(direct_max_two_rounds_at_once_a_third_waits_and_learns_it_is_still_over)
 	sh.block = 1;
 	struct ksync_pressure *p = fx_create(&f);
 	for (int i = 0; i < 3; i++)
-		c[i] = (struct charger){ p, 8192, 0, 0 };
-	KASSERT(pthread_create(&t[0], NULL, charge_thread, &c[0]) == 0);
-	KASSERT(pthread_create(&t[1], NULL, charge_thread, &c[1]) == 0);
+		c[i] = (struct kt_charger){ p, 8192, 0, 0 };
+	KASSERT(pthread_create(&t[0], NULL, kt_charge_thread, &c[0]) == 0);
+	KASSERT(pthread_create(&t[1], NULL, kt_charge_thread, &c[1]) == 0);
 	KT_POLL_UNTIL(__atomic_load_n(&sh.in_scan, __ATOMIC_ACQUIRE) == 2); /* both reclaim */
-	KASSERT(pthread_create(&t[2], NULL, charge_thread, &c[2]) == 0);
-	KT_POLL_UNTIL(stats(p).direct_throttled == 1);
+	KASSERT(pthread_create(&t[2], NULL, kt_charge_thread, &c[2]) == 0);
+	KT_POLL_UNTIL(kt_pressure_stats(p).direct_throttled == 1);
 	KCHECK(!__atomic_load_n(&c[2].done, __ATOMIC_ACQUIRE));
 	KCHECK_EQ(__atomic_load_n(&sh.max_inside, __ATOMIC_ACQUIRE), 2);
 	__atomic_store_n(&sh.release, 1, __ATOMIC_RELEASE);
@@ -642,7 +602,7 @@ KTEST(direct_max_two_rounds_at_once_a_third_waits_and_learns_it_is_still_over)
 	KCHECK_EQ(c[0].ret, KSYNC_PRESSURE_CHARGE_RECLAIMED | KSYNC_PRESSURE_CHARGE_OVER);
 	KCHECK_EQ(c[1].ret, KSYNC_PRESSURE_CHARGE_RECLAIMED | KSYNC_PRESSURE_CHARGE_OVER);
 	KCHECK_EQ(c[2].ret, KSYNC_PRESSURE_CHARGE_THROTTLED | KSYNC_PRESSURE_CHARGE_OVER);
-	struct ksync_pressure_stats st = stats(p);
+	struct ksync_pressure_stats st = kt_pressure_stats(p);
 	KCHECK_EQ(st.direct_rounds, 2u);
 	KCHECK_EQ(st.direct_throttled, 1u);
 	KCHECK(st.direct_ns_p50 <= st.direct_ns_p99);
@@ -650,20 +610,6 @@ KTEST(direct_max_two_rounds_at_once_a_third_waits_and_learns_it_is_still_over)
 	KCHECK(st.direct_ns_max > 0);
 	KCHECK_EQ(ksync_pressure_destroy(p), 0);
 	fx_done(&f);
-}
-
-struct destroyer {
-	struct ksync_pressure *p;
-	int ret, done;
-};
-
-static void *destroy_thread(void *arg)
-{
-	struct destroyer *d = arg;
-
-	d->ret = ksync_pressure_destroy(d->p);
-	__atomic_store_n(&d->done, 1, __ATOMIC_RELEASE);
-	return NULL;
 }
 
 /*
@@ -674,22 +620,22 @@ static void *destroy_thread(void *arg)
 KTEST(destroy_waits_for_a_throttled_caller_too)
 {
 	struct fx f;
-	struct charger a, b;
-	struct destroyer d;
+	struct kt_charger a, b;
+	struct kt_destroyer d;
 	pthread_t ta, tb, td;
 
 	fx_init(&f, 1, 92 * MiB);
 	f.cfg.direct_max = 1;
 	sh.block = 1;
 	struct ksync_pressure *p = fx_create(&f);
-	a = (struct charger){ p, 8192, 0, 0 };
+	a = (struct kt_charger){ p, 8192, 0, 0 };
 	b = a;
-	KASSERT(pthread_create(&ta, NULL, charge_thread, &a) == 0);
+	KASSERT(pthread_create(&ta, NULL, kt_charge_thread, &a) == 0);
 	KT_POLL_UNTIL(__atomic_load_n(&sh.in_scan, __ATOMIC_ACQUIRE) == 1);
-	KASSERT(pthread_create(&tb, NULL, charge_thread, &b) == 0);
-	KT_POLL_UNTIL(stats(p).direct_throttled == 1);
-	d = (struct destroyer){ p, -1, 0 };
-	KASSERT(pthread_create(&td, NULL, destroy_thread, &d) == 0);
+	KASSERT(pthread_create(&tb, NULL, kt_charge_thread, &b) == 0);
+	KT_POLL_UNTIL(kt_pressure_stats(p).direct_throttled == 1);
+	d = (struct kt_destroyer){ p, -1, 0 };
+	KASSERT(pthread_create(&td, NULL, kt_destroy_thread, &d) == 0);
 	pthread_mutex_lock(&p->lock);
 	while (!p->direct.dying) {
 		pthread_mutex_unlock(&p->lock);
@@ -741,7 +687,7 @@ KTEST(destroy_from_inside_a_direct_round_is_refused)
 KTEST(a_child_forked_while_another_thread_reclaims_reclaims_itself)
 {
 	struct fx f;
-	struct charger a;
+	struct kt_charger a;
 	pthread_t ta;
 	pid_t pid;
 	int status;
@@ -750,8 +696,8 @@ KTEST(a_child_forked_while_another_thread_reclaims_reclaims_itself)
 	f.cfg.direct_max = 1;
 	sh.block = 1;
 	struct ksync_pressure *p = fx_create(&f);
-	a = (struct charger){ p, 8192, 0, 0 };
-	KASSERT(pthread_create(&ta, NULL, charge_thread, &a) == 0);
+	a = (struct kt_charger){ p, 8192, 0, 0 };
+	KASSERT(pthread_create(&ta, NULL, kt_charge_thread, &a) == 0);
 	KT_POLL_UNTIL(__atomic_load_n(&sh.in_scan, __ATOMIC_ACQUIRE) == 1);
 	pid = fork();
 	KASSERT(pid >= 0);
@@ -823,10 +769,10 @@ KTEST(describe_has_the_documented_direct_line)
 		printf("# got: %s\n", line);
 	/* The default batch: 256 KiB - 1 stays on the thread, 1 more publishes. */
 	KCHECK_EQ(ksync_pressure_charge(p, 256 * 1024 - 1), 0);
-	KCHECK_EQ(stats(p).direct_checks, 0u);
+	KCHECK_EQ(kt_pressure_stats(p).direct_checks, 0u);
 	KCHECK_EQ(ksync_pressure_charge(p, 1), 0);
-	KCHECK_EQ(stats(p).direct_checks, 1u);
-	KCHECK_EQ(stats(p).direct_bytes, 256u * 1024);
+	KCHECK_EQ(kt_pressure_stats(p).direct_checks, 1u);
+	KCHECK_EQ(kt_pressure_stats(p).direct_bytes, 256u * 1024);
 	KCHECK_EQ(ksync_pressure_destroy(p), 0);
 	fx_done(&f);
 }

@@ -34,6 +34,7 @@
 #include <ksync/pressure_testing.h>
 
 #include "ktest.h"
+#include "pressure_direct.h"
 #include "reports.h"
 #include "wait.h"
 
@@ -67,14 +68,6 @@ static int fake_open(struct ksync__psrc *s, const struct ksync__penv *env)
 	return 0;
 }
 
-static int fake_ready(struct ksync__psrc *s, int i, uint32_t revents)
-{
-	(void)s;
-	(void)i;
-	(void)revents;
-	return KSYNC_PRESSURE_NONE;
-}
-
 static int fake_samples;
 
 static int fake_sample(struct ksync__psrc *s)
@@ -83,11 +76,6 @@ static int fake_sample(struct ksync__psrc *s)
 	s->figure = figure_now();
 	s->limit = __atomic_load_n(&fake_limit, __ATOMIC_ACQUIRE);
 	return (int)ksync_pressure_level_of(s->figure, s->limit, permille);
-}
-
-static void fake_close(struct ksync__psrc *s)
-{
-	(void)s;
 }
 
 static int fake_token;
@@ -111,8 +99,8 @@ static int fake_probe_read(const void *probe, uint64_t *figure, uint64_t *limit)
 }
 
 static const struct ksync__psrc_ops fake_limit_ops = {
-	.kind = KSYNC_PRESSURE_SRC_LIMIT, .open = fake_open, .ready = fake_ready,
-	.sample = fake_sample, .close = fake_close,
+	.kind = KSYNC_PRESSURE_SRC_LIMIT, .open = fake_open, .ready = kt_polled_ready,
+	.sample = fake_sample, .close = kt_polled_close,
 	.probe_new = fake_probe_new, .probe_read = fake_probe_read,
 };
 
@@ -152,11 +140,7 @@ static unsigned long sh_count(struct ksync_shrinker *s, struct ksync_shrink_cont
 static unsigned long sh_scan(struct ksync_shrinker *s, struct ksync_shrink_control *sc)
 {
 	(void)s;
-	int in = __atomic_add_fetch(&sh.inside, 1, __ATOMIC_ACQ_REL);
-	int mx = __atomic_load_n(&sh.max_inside, __ATOMIC_RELAXED);
-	while (in > mx && !__atomic_compare_exchange_n(&sh.max_inside, &mx, in, false, __ATOMIC_RELAXED,
-						       __ATOMIC_RELAXED)) {
-	}
+	kt_raise_max(&sh.max_inside, __atomic_add_fetch(&sh.inside, 1, __ATOMIC_ACQ_REL));
 	if (sh.charge_inside)
 		__atomic_store_n(&sh.charge_ret, ksync_pressure_charge(sh.p, (size_t)sh.charge_inside * MiB),
 				 __ATOMIC_RELEASE);
@@ -216,29 +200,6 @@ static void fx_done(struct fx *f)
 	KCHECK_EQ(ksync_shrinker_registry_destroy(f->reg), 0);
 }
 
-static struct ksync_pressure_stats stats(struct ksync_pressure *p)
-{
-	struct ksync_pressure_stats st;
-
-	ksync_pressure_get_stats(p, &st);
-	return st;
-}
-
-static bool has_line(struct ksync_pressure *p, const char *prefix)
-{
-	char buf[4096], *line = buf;
-
-	ksync_pressure_describe(p, buf, sizeof(buf));
-	while (line && *line) {
-		if (!strncmp(line, prefix, strlen(prefix)))
-			return true;
-		line = strchr(line, '\n');
-		if (line)
-			line++;
-	}
-	return false;
-}
-
 /* ------------------------------------------------------------------------ */
 
 KTEST(the_fast_path_publishes_once_per_batch)
@@ -249,17 +210,17 @@ KTEST(the_fast_path_publishes_once_per_batch)
 	fx_create(&f);
 	for (int i = 0; i < 4; i++)
 		KCHECK_EQ(ksync_pressure_charge(f.p, 1000), 0);
-	KCHECK_EQ(stats(f.p).direct_checks, 0u); /* 4000 < 4096: the thread's own counter only */
-	KCHECK_EQ(stats(f.p).direct_bytes, 0u);
+	KCHECK_EQ(kt_pressure_stats(f.p).direct_checks, 0u); /* 4000 < 4096: the thread's own counter only */
+	KCHECK_EQ(kt_pressure_stats(f.p).direct_bytes, 0u);
 	KCHECK_EQ(ksync_pressure_charge(f.p, 100), 0);
-	KCHECK_EQ(stats(f.p).direct_checks, 1u);
-	KCHECK_EQ(stats(f.p).direct_bytes, 4100u);
-	KCHECK_EQ(stats(f.p).direct_reads, 0u); /* far under the watermark: no read */
+	KCHECK_EQ(kt_pressure_stats(f.p).direct_checks, 1u);
+	KCHECK_EQ(kt_pressure_stats(f.p).direct_bytes, 4100u);
+	KCHECK_EQ(kt_pressure_stats(f.p).direct_reads, 0u); /* far under the watermark: no read */
 	KCHECK_EQ(__atomic_load_n(&fake_probe_reads, __ATOMIC_RELAXED), 0);
 	/* A charge of a batch or more is published at once. */
 	KCHECK_EQ(ksync_pressure_charge(f.p, 8192), 0);
-	KCHECK_EQ(stats(f.p).direct_checks, 2u);
-	KCHECK_EQ(stats(f.p).direct_bytes, 4100u + 8192u);
+	KCHECK_EQ(kt_pressure_stats(f.p).direct_checks, 2u);
+	KCHECK_EQ(kt_pressure_stats(f.p).direct_bytes, 4100u + 8192u);
 	fx_done(&f);
 }
 
@@ -271,15 +232,15 @@ KTEST(the_estimate_sends_the_thread_to_read_and_a_read_under_the_watermark_is_al
 	fx_create(&f);
 	uint64_t wm = LIMIT / 1000 * 900;
 	KCHECK_EQ(ksync_pressure_charge(f.p, (size_t)(wm - 50 * MiB - 1)), 0);
-	KCHECK_EQ(stats(f.p).direct_reads, 0u);
+	KCHECK_EQ(kt_pressure_stats(f.p).direct_reads, 0u);
 	/* One more byte crosses the estimate; the figure read is still 50 MiB. */
 	KCHECK_EQ(ksync_pressure_charge(f.p, 8192), 0);
-	KCHECK_EQ(stats(f.p).direct_reads, 1u);
-	KCHECK_EQ(stats(f.p).direct_rounds, 0u);
+	KCHECK_EQ(kt_pressure_stats(f.p).direct_reads, 1u);
+	KCHECK_EQ(kt_pressure_stats(f.p).direct_rounds, 0u);
 	KCHECK_EQ(sh.passes, 0);
 	/* The read restarted the estimate: 40 MiB more before the next one. */
 	KCHECK_EQ(ksync_pressure_charge(f.p, (size_t)(wm - 50 * MiB - 1)), 0);
-	KCHECK_EQ(stats(f.p).direct_reads, 1u);
+	KCHECK_EQ(kt_pressure_stats(f.p).direct_reads, 1u);
 	fx_done(&f);
 }
 
@@ -292,7 +253,7 @@ KTEST(over_the_watermark_the_thread_reclaims_from_its_level_down_to_the_floor)
 	int r = ksync_pressure_charge(f.p, 8192);
 	KCHECK_EQ(r, KSYNC_PRESSURE_CHARGE_RECLAIMED | KSYNC_PRESSURE_CHARGE_OVER);
 	KCHECK_EQ(sh.passes, 10 - 6 + 1); /* the figure never fell: every priority to the floor */
-	struct ksync_pressure_stats st = stats(f.p);
+	struct ksync_pressure_stats st = kt_pressure_stats(f.p);
 	KCHECK_EQ(st.direct_rounds, 1u);
 	KCHECK_EQ(st.direct_scans, 5u);
 	KCHECK(st.direct_freed > 0);
@@ -319,7 +280,7 @@ KTEST(a_round_stops_when_the_figure_falls_under_the_watermark)
 	KCHECK_EQ(sh.passes, 2);
 	/* Relieved: the room is 30 MiB again, charges under it only count. */
 	KCHECK_EQ(ksync_pressure_charge(f.p, (size_t)(20 * MiB)), 0);
-	KCHECK_EQ(stats(f.p).direct_rounds, 1u);
+	KCHECK_EQ(kt_pressure_stats(f.p).direct_rounds, 1u);
 	fx_done(&f);
 }
 
@@ -332,7 +293,7 @@ KTEST(the_runners_samples_restart_the_estimate)
 	f.cfg.poll_ms[0] = 1;
 	fx_create(&f);
 	KCHECK_EQ(ksync_pressure_charge(f.p, (size_t)(30 * MiB)), 0);
-	KCHECK_EQ(stats(f.p).direct_reads, 0u);
+	KCHECK_EQ(kt_pressure_stats(f.p).direct_reads, 0u);
 	/* The figure rises to 85 MiB (5 MiB from the watermark); the runner samples it. */
 	figure_set(85 * MiB);
 	int before = __atomic_load_n(&fake_samples, __ATOMIC_RELAXED);
@@ -344,9 +305,9 @@ KTEST(the_runners_samples_restart_the_estimate)
 			KCHECK(ksync_pressure_dispatch(f.p) >= 0);
 	}
 	KCHECK_EQ(ksync_pressure_charge(f.p, (size_t)(4 * MiB)), 0);
-	KCHECK_EQ(stats(f.p).direct_reads, 0u); /* 85 + 4 < 90: the charges before the sample are gone */
+	KCHECK_EQ(kt_pressure_stats(f.p).direct_reads, 0u); /* 85 + 4 < 90: the charges before the sample are gone */
 	KCHECK_EQ(ksync_pressure_charge(f.p, (size_t)(2 * MiB)), 0);
-	KCHECK_EQ(stats(f.p).direct_reads, 1u); /* 85 + 6 crosses: a read (still 85: nothing to do) */
+	KCHECK_EQ(kt_pressure_stats(f.p).direct_reads, 1u); /* 85 + 6 crosses: a read (still 85: nothing to do) */
 	fx_done(&f);
 }
 
@@ -359,7 +320,7 @@ KTEST(a_charge_inside_a_round_only_counts)
 	fx_create(&f);
 	KCHECK_EQ(ksync_pressure_charge(f.p, 8192), KSYNC_PRESSURE_CHARGE_RECLAIMED | KSYNC_PRESSURE_CHARGE_OVER);
 	KCHECK_EQ(__atomic_load_n(&sh.charge_ret, __ATOMIC_ACQUIRE), 0);
-	KCHECK_EQ(stats(f.p).direct_rounds, 1u); /* no round inside the round */
+	KCHECK_EQ(kt_pressure_stats(f.p).direct_rounds, 1u); /* no round inside the round */
 	KCHECK_EQ(sh.passes, 5);
 	fx_done(&f);
 }
@@ -372,13 +333,13 @@ KTEST(without_a_byte_source_a_charge_only_counts_and_describe_says_so)
 	f.cfg.sources = KSYNC_PRESSURE_SRC(KSYNC_PRESSURE_SRC_TEST);
 	KASSERT(ksync_pressure_create(&f.cfg, &f.p) == 0);
 	KCHECK_EQ(ksync_pressure_charge(f.p, (size_t)(200 * MiB)), 0);
-	KCHECK_EQ(stats(f.p).direct_reads, 0u);
-	KCHECK(has_line(f.p, "direct: off: no byte source"));
+	KCHECK_EQ(kt_pressure_stats(f.p).direct_reads, 0u);
+	KCHECK(kt_describe_has_line(f.p, "direct: off: no byte source"));
 	fx_done(&f);
 
 	fx_init(&f, 10 * MiB);
 	fx_create(&f);
-	KCHECK(has_line(f.p, "direct: ok: ksync_pressure_charge() reclaims above 900 per mille of the bound of: limit; "
+	KCHECK(kt_describe_has_line(f.p, "direct: ok: ksync_pressure_charge() reclaims above 900 per mille of the bound of: limit; "
 			     "batch 4096 bytes, at most 2 threads"));
 	fx_done(&f);
 }
@@ -409,37 +370,22 @@ KTEST(misuse_is_reported_at_the_callers_line)
 /* ------------------------------------------------------------------------ */
 /* Threads: throttling, destroy, many chargers                              */
 
-struct charger {
-	struct ksync_pressure *p;
-	size_t bytes;
-	int ret, done;
-};
-
-static void *charge_thread(void *arg)
-{
-	struct charger *c = arg;
-
-	c->ret = ksync_pressure_charge(c->p, c->bytes);
-	__atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
-	return NULL;
-}
-
 KTEST(beyond_direct_max_a_thread_waits_for_a_round_instead_of_piling_on)
 {
 	struct fx f;
-	struct charger a, b;
+	struct kt_charger a, b;
 	pthread_t ta, tb;
 
 	fx_init(&f, 92 * MiB);
 	f.cfg.direct_max = 1;
 	sh.block = 1;
 	fx_create(&f);
-	a = (struct charger){ f.p, 8192, 0, 0 };
+	a = (struct kt_charger){ f.p, 8192, 0, 0 };
 	b = a;
-	KASSERT(pthread_create(&ta, NULL, charge_thread, &a) == 0);
+	KASSERT(pthread_create(&ta, NULL, kt_charge_thread, &a) == 0);
 	KT_POLL_UNTIL(__atomic_load_n(&sh.in_scan, __ATOMIC_ACQUIRE)); /* A reclaims, held in its scan */
-	KASSERT(pthread_create(&tb, NULL, charge_thread, &b) == 0);
-	KT_POLL_UNTIL(stats(f.p).direct_throttled == 1); /* B found the slot taken and waits */
+	KASSERT(pthread_create(&tb, NULL, kt_charge_thread, &b) == 0);
+	KT_POLL_UNTIL(kt_pressure_stats(f.p).direct_throttled == 1); /* B found the slot taken and waits */
 	KCHECK(!__atomic_load_n(&b.done, __ATOMIC_ACQUIRE));
 	figure_set(50 * MiB); /* A's next read finds it relieved */
 	__atomic_store_n(&sh.release, 1, __ATOMIC_RELEASE);
@@ -447,49 +393,27 @@ KTEST(beyond_direct_max_a_thread_waits_for_a_round_instead_of_piling_on)
 	pthread_join(tb, NULL);
 	KCHECK_EQ(a.ret, KSYNC_PRESSURE_CHARGE_RECLAIMED);
 	KCHECK_EQ(b.ret, KSYNC_PRESSURE_CHARGE_THROTTLED);
-	KCHECK_EQ(stats(f.p).direct_rounds, 1u);
+	KCHECK_EQ(kt_pressure_stats(f.p).direct_rounds, 1u);
 	KCHECK_EQ(sh.max_inside, 1);
 	fx_done(&f);
-}
-
-struct destroyer {
-	struct ksync_pressure *p;
-	int ret, done;
-};
-
-static void *destroy_thread(void *arg)
-{
-	struct destroyer *d = arg;
-
-	d->ret = ksync_pressure_destroy(d->p);
-	__atomic_store_n(&d->done, 1, __ATOMIC_RELEASE);
-	return NULL;
-}
-
-static bool dying(struct ksync_pressure *p)
-{
-	pthread_mutex_lock(&p->lock);
-	bool d = p->direct.dying;
-	pthread_mutex_unlock(&p->lock);
-	return d;
 }
 
 KTEST(destroy_waits_for_a_thread_inside_and_refuses_one_that_comes_after)
 {
 	struct fx f;
-	struct charger a;
-	struct destroyer d;
+	struct kt_charger a;
+	struct kt_destroyer d;
 	pthread_t ta, td;
 
 	fx_init(&f, 92 * MiB);
 	sh.block = 1;
 	fx_create(&f);
-	a = (struct charger){ f.p, 8192, 0, 0 };
-	KASSERT(pthread_create(&ta, NULL, charge_thread, &a) == 0);
+	a = (struct kt_charger){ f.p, 8192, 0, 0 };
+	KASSERT(pthread_create(&ta, NULL, kt_charge_thread, &a) == 0);
 	KT_POLL_UNTIL(__atomic_load_n(&sh.in_scan, __ATOMIC_ACQUIRE));
-	d = (struct destroyer){ f.p, -1, 0 };
-	KASSERT(pthread_create(&td, NULL, destroy_thread, &d) == 0);
-	KT_POLL_UNTIL(dying(f.p)); /* destroy has begun, and waits for A */
+	d = (struct kt_destroyer){ f.p, -1, 0 };
+	KASSERT(pthread_create(&td, NULL, kt_destroy_thread, &d) == 0);
+	KT_POLL_UNTIL(kt_direct_dying(f.p)); /* destroy has begun, and waits for A */
 	KCHECK(!__atomic_load_n(&d.done, __ATOMIC_ACQUIRE));
 	/* A thread that comes now is refused, reported at its line. */
 	ksync_warn_hook = kt_record_report;
@@ -563,7 +487,7 @@ KTEST(many_threads_charge_while_the_helper_thread_samples)
 	for (int i = 0; i < THREADS; i++)
 		pthread_join(t[i], NULL);
 	KCHECK_EQ(ksync_pressure_stop(f.p), 0);
-	struct ksync_pressure_stats st = stats(f.p);
+	struct ksync_pressure_stats st = kt_pressure_stats(f.p);
 	printf("# direct rounds %llu throttled %llu reads %llu scans %llu freed %llu, helper rounds %llu, max inside %d\n", (unsigned long long)st.direct_rounds, (unsigned long long)st.direct_throttled, (unsigned long long)st.direct_reads, (unsigned long long)st.direct_scans, (unsigned long long)st.direct_freed, (unsigned long long)(st.rounds[1] + st.rounds[2] + st.rounds[3]), sh.max_inside);
 	KCHECK(st.direct_rounds > 0);
 	KCHECK(st.direct_bytes <= (uint64_t)THREADS * CHARGES * VALUE);

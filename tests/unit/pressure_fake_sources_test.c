@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "ktest.h"
+#include "pressure_direct.h"
 #include "pressure_rec.h"
 #include "wait.h"
 
@@ -140,21 +141,6 @@ static void emit(int kind, enum ksync_pressure_level level)
 	KCHECK_EQ(write(fakes[kind].efd, &v, sizeof(v)), (ssize_t)sizeof(v));
 }
 
-static bool has_line(struct ksync_pressure *p, const char *prefix)
-{
-	char buf[4096], *line = buf;
-
-	ksync_pressure_describe(p, buf, sizeof(buf));
-	while (line && *line) {
-		if (!strncmp(line, prefix, strlen(prefix)))
-			return true;
-		line = strchr(line, '\n');
-		if (line)
-			line++;
-	}
-	return false;
-}
-
 /* Run the monitor from an epoll loop of the test's own until @cond. */
 #define LOOP_UNTIL(f, cond)                                                    \
 	do {                                                                   \
@@ -192,14 +178,14 @@ KTEST(auto_takes_the_first_event_source_then_the_first_polled_one)
 	/* A source that failed to open was closed (close() is safe after a failed open). */
 	KCHECK_EQ(fakes[KSYNC_PRESSURE_SRC_SYSTEMD].closes, 1);
 	KCHECK_EQ(fakes[KSYNC_PRESSURE_SRC_PSI_SYSTEM].closes, 0);
-	KCHECK(has_line(f.p, "systemd: off: fake: cannot open"));
-	KCHECK(has_line(f.p, "psi-cgroup: off: fake: cannot open"));
-	KCHECK(has_line(f.p, "psi-system: ok: fake events"));
-	KCHECK(!has_line(f.p, "vmpressure:"));
-	KCHECK(has_line(f.p, "limit: off:"));
-	KCHECK(has_line(f.p, "meminfo: ok: fake polled; polled every"));
-	KCHECK(!has_line(f.p, "budget:"));
-	KCHECK(!has_line(f.p, "test:"));
+	KCHECK(kt_describe_has_line(f.p, "systemd: off: fake: cannot open"));
+	KCHECK(kt_describe_has_line(f.p, "psi-cgroup: off: fake: cannot open"));
+	KCHECK(kt_describe_has_line(f.p, "psi-system: ok: fake events"));
+	KCHECK(!kt_describe_has_line(f.p, "vmpressure:"));
+	KCHECK(kt_describe_has_line(f.p, "limit: off:"));
+	KCHECK(kt_describe_has_line(f.p, "meminfo: ok: fake polled; polled every"));
+	KCHECK(!kt_describe_has_line(f.p, "budget:"));
+	KCHECK(!kt_describe_has_line(f.p, "test:"));
 	fx_done(&f);
 	KCHECK_EQ(fakes[KSYNC_PRESSURE_SRC_PSI_SYSTEM].closes, 1);
 	KCHECK_EQ(fakes[KSYNC_PRESSURE_SRC_MEMINFO].closes, 1);
@@ -213,8 +199,8 @@ KTEST(no_working_source_is_legal)
 	fx_init(&f, 0);
 	make(&f, KSYNC_PRESSURE_AUTO);
 	KCHECK_EQ(ksync_pressure_sources(f.p), 0);
-	KCHECK(has_line(f.p, "systemd: off:"));
-	KCHECK(has_line(f.p, "meminfo: off:"));
+	KCHECK(kt_describe_has_line(f.p, "systemd: off:"));
+	KCHECK(kt_describe_has_line(f.p, "meminfo: off:"));
 	KCHECK_EQ(ksync_pressure_dispatch(f.p), 0);
 	KCHECK_EQ(ksync_pressure_level(f.p), KSYNC_PRESSURE_NONE);
 	fx_done(&f);
@@ -240,7 +226,7 @@ KTEST(an_event_source_drives_rounds_with_its_figures)
 	KCHECK_EQ(ksync_pressure_dispatch(f.p), 1);
 	KCHECK_EQ(rec_calls(&f.r), 1);
 	KCHECK_EQ(prio_of(rec_call(&f.r, 0).asked, 0), 10); /* one pass: an event source */
-	struct ksync_pressure_stats st = stats(f.p);
+	struct ksync_pressure_stats st = kt_pressure_stats(f.p);
 	KCHECK_EQ(st.source_events[KSYNC_PRESSURE_SRC_PSI_SYSTEM], 1);
 	KCHECK_EQ(st.source_scans[KSYNC_PRESSURE_SRC_PSI_SYSTEM], 1);
 	KCHECK_EQ(st.source_events[KSYNC_PRESSURE_SRC_TEST], 0);
@@ -266,12 +252,12 @@ KTEST(a_source_that_dies_is_closed_and_described)
 	emit(KSYNC_PRESSURE_SRC_SYSTEMD, KSYNC_PRESSURE_LOW);
 	LOOP_UNTIL(&f, !(ksync_pressure_sources(f.p) & BIT(SYSTEMD)));
 	KCHECK_EQ(fakes[KSYNC_PRESSURE_SRC_SYSTEMD].closes, 1);
-	KCHECK(has_line(f.p, "systemd: off: died (error 32): fake: the peer went away"));
+	KCHECK(kt_describe_has_line(f.p, "systemd: off: died (error 32): fake: the peer went away"));
 	/* The polled one's cgroup vanishes. */
 	fakes[KSYNC_PRESSURE_SRC_LIMIT].die = 1;
 	LOOP_UNTIL(&f, !(ksync_pressure_sources(f.p) & BIT(LIMIT)));
 	KCHECK_EQ(fakes[KSYNC_PRESSURE_SRC_LIMIT].closes, 1);
-	KCHECK(has_line(f.p, "limit: off: died (error 2): fake: the cgroup vanished"));
+	KCHECK(kt_describe_has_line(f.p, "limit: off: died (error 2): fake: the cgroup vanished"));
 	KCHECK_EQ(rec_calls(&f.r), 0);
 	/* The monitor goes on with what is left. */
 	KCHECK_EQ(ksync_pressure_sources(f.p), BIT(TEST));
@@ -298,13 +284,13 @@ KTEST(a_polled_round_digs_while_the_pressure_is_not_relieved)
 	fx_init(&f, 0);
 	f.cfg.poll_ms[KSYNC_PRESSURE_NONE] = 1;
 	make(&f, BIT(LIMIT));
-	LOOP_UNTIL(&f, stats(f.p).rounds[KSYNC_PRESSURE_CRITICAL] == 1);
+	LOOP_UNTIL(&f, kt_pressure_stats(f.p).rounds[KSYNC_PRESSURE_CRITICAL] == 1);
 	KCHECK_EQ(rec_calls(&f.r), 3);
 	KCHECK_EQ(prio_of(rec_call(&f.r, 0).asked, 0), 7);
 	KCHECK_EQ(prio_of(rec_call(&f.r, 1).asked, 0), 6);
 	KCHECK_EQ(prio_of(rec_call(&f.r, 2).asked, 0), 5);
 	KCHECK_EQ(lim->samples, 4);
-	struct ksync_pressure_stats st = stats(f.p);
+	struct ksync_pressure_stats st = kt_pressure_stats(f.p);
 	KCHECK_EQ(st.events[KSYNC_PRESSURE_CRITICAL], 1);
 	KCHECK_EQ(st.source_events[KSYNC_PRESSURE_SRC_LIMIT], 1);
 	KCHECK_EQ(st.source_scans[KSYNC_PRESSURE_SRC_LIMIT], 3);
@@ -322,7 +308,7 @@ KTEST(a_polled_round_digs_while_the_pressure_is_not_relieved)
 	f.cfg.poll_ms[KSYNC_PRESSURE_NONE] = 1;
 	f.cfg.min_interval_ms[KSYNC_PRESSURE_MEDIUM] = 3600 * 1000; /* one round only */
 	make(&f, BIT(LIMIT));
-	LOOP_UNTIL(&f, stats(f.p).rounds[KSYNC_PRESSURE_MEDIUM] == 1);
+	LOOP_UNTIL(&f, kt_pressure_stats(f.p).rounds[KSYNC_PRESSURE_MEDIUM] == 1);
 	KCHECK_EQ(rec_calls(&f.r), 5);
 	for (int i = 0; i < 5; i++)
 		KCHECK_EQ(prio_of(rec_call(&f.r, i).asked, 0), 10 - i);
@@ -352,7 +338,7 @@ KTEST(only_an_event_source_digs_across_rounds)
 	f.cfg.min_interval_ms[KSYNC_PRESSURE_MEDIUM] = 1;
 	f.cfg.hold_ms = 3600 * 1000;
 	make(&f, BIT(LIMIT));
-	LOOP_UNTIL(&f, stats(f.p).rounds[KSYNC_PRESSURE_MEDIUM] == 3);
+	LOOP_UNTIL(&f, kt_pressure_stats(f.p).rounds[KSYNC_PRESSURE_MEDIUM] == 3);
 	KCHECK_EQ(rec_calls(&f.r), 3);
 	for (int i = 0; i < 3; i++)
 		KCHECK_EQ(prio_of(rec_call(&f.r, i).asked, 0), 10);
@@ -367,7 +353,7 @@ KTEST(only_an_event_source_digs_across_rounds)
 	make(&f, BIT(PSI_CGROUP));
 	for (int i = 0; i < 3; i++) {
 		emit(KSYNC_PRESSURE_SRC_PSI_CGROUP, KSYNC_PRESSURE_MEDIUM);
-		LOOP_UNTIL(&f, stats(f.p).rounds[KSYNC_PRESSURE_MEDIUM] == (uint64_t)i + 1);
+		LOOP_UNTIL(&f, kt_pressure_stats(f.p).rounds[KSYNC_PRESSURE_MEDIUM] == (uint64_t)i + 1);
 		struct timespec ms2 = { 0, 2000000 };
 		nanosleep(&ms2, NULL); /* past the 1 ms interval */
 	}

@@ -39,7 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sanitizer.h"
+#include "memcg.h"
 
 #define SKIP 77
 #define CHUNK (64u << 10)
@@ -49,96 +49,25 @@
 static char v2_dir[1024], mem_dir[1024];
 static int mem_v2; /* mem_dir is a v2 group (memory.max) */
 
-static int write_file(const char *dir, const char *name, const char *text)
-{
-	char path[2048];
-	int fd, ok;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
-	ok = ok ? 0 : -errno;
-	close(fd);
-	return ok;
-}
-
-static long long read_num(const char *dir, const char *name, const char *key)
-{
-	char path[2048], buf[4096];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	if (!key)
-		return atoll(buf);
-	for (char *l = buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
-		if (!strncmp(l, key, strlen(key)) && l[strlen(key)] == ' ')
-			return atoll(l + strlen(key) + 1);
-	return -1;
-}
-
-/* Mount points of the v1 memory hierarchy and of the v2 tree, from /proc/self/mounts. */
-static void find_mounts(char *v1, char *v2, size_t len)
-{
-	char dev[256], dir[512], type[64], opts[512];
-	FILE *f = fopen("/proc/self/mounts", "re");
-
-	v1[0] = v2[0] = 0;
-	if (!f)
-		return;
-	while (fscanf(f, "%255s %511s %63s %511s %*d %*d", dev, dir, type, opts) == 4) {
-		if (!strcmp(type, "cgroup2") && !v2[0])
-			snprintf(v2, len, "%s", dir);
-		if (!strcmp(type, "cgroup") && !v1[0]) {
-			for (char *o = strtok(opts, ","); o; o = strtok(NULL, ","))
-				if (!strcmp(o, "memory"))
-					snprintf(v1, len, "%s", dir);
-		}
-	}
-	fclose(f);
-}
-
 /* ---- the child: a cache of chunks, a shrinker, a monitor ---- */
 
-static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
-static void **chunks;
-static size_t nr_chunks, cap_chunks;
+static struct kt_chunks cache = KT_CHUNKS_INIT;
 static unsigned long scans_by_monitor, freed_total;
-
-static unsigned long cache_count(struct ksync_shrinker *s, struct ksync_shrink_control *sc)
-{
-	(void)s;
-	(void)sc;
-	pthread_mutex_lock(&cache_lock);
-	unsigned long n = nr_chunks;
-	pthread_mutex_unlock(&cache_lock);
-	return n;
-}
 
 static unsigned long cache_scan(struct ksync_shrinker *s, struct ksync_shrink_control *sc)
 {
 	unsigned long freed = 0;
 
 	(void)s;
-	pthread_mutex_lock(&cache_lock);
+	pthread_mutex_lock(&cache.lock);
 	if (ksync_pressure_event_time())
 		scans_by_monitor++;
-	while (freed < sc->nr_to_scan && nr_chunks) {
-		munmap(chunks[--nr_chunks], CHUNK);
+	while (freed < sc->nr_to_scan && cache.nr) {
+		munmap(cache.v[--cache.nr], CHUNK);
 		freed++;
 	}
 	freed_total += freed;
-	pthread_mutex_unlock(&cache_lock);
+	pthread_mutex_unlock(&cache.lock);
 	return freed;
 }
 
@@ -158,7 +87,8 @@ static int child_main(void)
 	s = ksync_shrinker_alloc(reg, 0, "real-cache");
 	if (!s)
 		return 2;
-	s->count_objects = cache_count;
+	s->private_data = &cache;
+	s->count_objects = kt_chunks_count;
 	s->scan_objects = cache_scan;
 	s->seeks = KSYNC_DEFAULT_SEEKS;
 	if (ksync_shrinker_register(s))
@@ -180,17 +110,8 @@ static int child_main(void)
 		if (c == MAP_FAILED)
 			return 3;
 		memset(c, 0x5a, CHUNK);
-		pthread_mutex_lock(&cache_lock);
-		if (nr_chunks == cap_chunks) {
-			size_t ncap = cap_chunks ? 2 * cap_chunks : 1024;
-			void **n = realloc(chunks, ncap * sizeof(*n));
-			if (!n)
-				return 3;
-			chunks = n;
-			cap_chunks = ncap;
-		}
-		chunks[nr_chunks++] = c;
-		pthread_mutex_unlock(&cache_lock);
+		if (kt_chunks_add(&cache, c))
+			return 3;
 		total += CHUNK;
 		nanosleep(&ms, NULL);
 	}
@@ -234,19 +155,14 @@ int main(void)
 	pid_t pid;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-#if KT_SANITIZED
-	printf("SKIP: a sanitizer build (its shadow memory would count against the group's limit)\n");
-	return SKIP;
-#endif
-	if (geteuid() != 0) {
-		printf("SKIP: not root: cannot make a memory cgroup\n");
-		return SKIP;
-	}
-	find_mounts(v1, v2, sizeof(v1));
+	status = kt_cg_can_run();
+	if (status)
+		return status;
+	kt_cg_find_mounts(v1, v2, sizeof(v1));
 	if (v1[0]) {
 		snprintf(mem_dir, sizeof(mem_dir), "%s/ksync-pressure-real-%d", v1, (int)getpid());
 		snprintf(lim, sizeof(lim), "%llu", LIMIT);
-		if (mkdir(mem_dir, 0755) || write_file(mem_dir, "memory.limit_in_bytes", lim)) {
+		if (mkdir(mem_dir, 0755) || kt_cg_write(mem_dir, "memory.limit_in_bytes", lim)) {
 			printf("SKIP: cannot make a v1 memory group at %s: %s\n", mem_dir, strerror(errno));
 			remove_groups();
 			return SKIP;
@@ -258,7 +174,7 @@ int main(void)
 			v2_dir[0] = 0;
 		} else if (!v1[0]) {
 			snprintf(lim, sizeof(lim), "%llu", LIMIT);
-			if (write_file(v2_dir, "memory.max", lim)) {
+			if (kt_cg_write(v2_dir, "memory.max", lim)) {
 				printf("SKIP: no memory controller in the v2 group %s\n", v2_dir);
 				remove_groups();
 				return SKIP;
@@ -280,32 +196,19 @@ int main(void)
 		return 1;
 	if (pid == 0) {
 		snprintf(pid_text, sizeof(pid_text), "%d", (int)getpid());
-		if (write_file(mem_dir, "cgroup.procs", pid_text) ||
-		    (v2_dir[0] && !mem_v2 && write_file(v2_dir, "cgroup.procs", pid_text)))
+		if (kt_cg_write(mem_dir, "cgroup.procs", pid_text) ||
+		    (v2_dir[0] && !mem_v2 && kt_cg_write(v2_dir, "cgroup.procs", pid_text)))
 			_exit(4);
 		_exit(child_main());
 	}
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	long long failcnt = mem_v2 ? read_num(mem_dir, "memory.events", "max")
-				   : read_num(mem_dir, "memory.failcnt", NULL);
-	long long peak = mem_v2 ? read_num(mem_dir, "memory.peak", NULL)
-				: read_num(mem_dir, "memory.max_usage_in_bytes", NULL);
+	long long failcnt = mem_v2 ? kt_cg_read_num(mem_dir, "memory.events", "max")
+				   : kt_cg_read_num(mem_dir, "memory.failcnt", NULL);
+	long long peak = mem_v2 ? kt_cg_read_num(mem_dir, "memory.peak", NULL)
+				: kt_cg_read_num(mem_dir, "memory.max_usage_in_bytes", NULL);
 	printf("group: peak usage %lld KiB, limit hits %lld\n", peak >> 10, failcnt);
 	remove_groups();
-	if (WIFSIGNALED(status)) {
-		printf("FAIL: the child was killed by signal %d%s\n", WTERMSIG(status),
-		       WTERMSIG(status) == SIGKILL ? " (the OOM killer: reclaim came too late)" : "");
-		return 1;
-	}
-	if (WEXITSTATUS(status) == 4) {
-		printf("SKIP: could not move the child into the group\n");
-		return SKIP;
-	}
-	if (WEXITSTATUS(status)) {
-		printf("FAIL: child exit %d\n", WEXITSTATUS(status));
-		return 1;
-	}
-	printf("1 passed, 0 failed\n");
-	return 0;
+	return kt_cg_child_verdict(status, "the child", " (the OOM killer: reclaim came too late)",
+				   "could not move the child into the group");
 }

@@ -981,6 +981,25 @@ struct shared_job {
 	int entered, open, sync_started, sync_done, open_at_return, early, fired;
 };
 
+/*
+ * The reader's side, inside its section: say so, wait until the syncer has
+ * begun and its grace period is pending (or it returned: too early), give it
+ * a moment to return wrongly, then mark the section closed; the caller ends
+ * it. A synchronize that returned while the section was open counts in
+ * @early.
+ */
+static void hold_open_section(struct shared_job *j)
+{
+	ST(&j->open, 1);
+	ST(&j->entered, 1);
+	KT_POLL_UNTIL(LD(&j->sync_started));
+	KT_POLL_UNTIL(ksync_srcu_gp_pending(j->ssp) || LD(&j->sync_done));
+	kt_sleep_ms(2);
+	if (LD(&j->sync_done))
+		ADD(&j->early, 1);
+	ST(&j->open, 0);
+}
+
 static void *shared_reader(void *p)
 {
 	struct shared_job *j = (struct shared_job *)p;
@@ -995,14 +1014,7 @@ static void *shared_reader(void *p)
 	ksync_srcu_read_unlock_fast(j->ssp, b);
 	if (!ksync_srcu_read_lock_held(j->ssp)) /* a is still open */
 		ADD(&j->early, 100);
-	ST(&j->open, 1);
-	ST(&j->entered, 1);
-	KT_POLL_UNTIL(LD(&j->sync_started));
-	KT_POLL_UNTIL(ksync_srcu_gp_pending(j->ssp) || LD(&j->sync_done));
-	kt_sleep_ms(2);
-	if (LD(&j->sync_done))
-		ADD(&j->early, 1);
-	ST(&j->open, 0);
+	hold_open_section(j);
 	ksync_srcu_read_unlock_fast(j->ssp, a);
 	if (ksync_srcu_read_lock_held(j->ssp))
 		ADD(&j->early, 100);
@@ -1059,14 +1071,7 @@ static void late_destructor(void *arg)
 
 	if (!ksync_srcu_read_lock_held(j->ssp))
 		ADD(&j->early, 100);
-	ST(&j->open, 1);
-	ST(&j->entered, 1);
-	KT_POLL_UNTIL(LD(&j->sync_started));
-	KT_POLL_UNTIL(ksync_srcu_gp_pending(j->ssp) || LD(&j->sync_done));
-	kt_sleep_ms(2);
-	if (LD(&j->sync_done))
-		ADD(&j->early, 1);
-	ST(&j->open, 0);
+	hold_open_section(j);
 	ksync_srcu_read_unlock_fast(j->ssp, t);
 }
 
