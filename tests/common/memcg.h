@@ -21,6 +21,10 @@
  *   kt_chunks_count                    a shrinker's count_objects: the
  *                                      chunks of the cache at its
  *                                      private_data
+ *   kt_chunks_shrinker(reg, name, &c, scan)
+ *                                      a registered shrinker of the cache
+ *                                      (kt_chunks_count and the test's own
+ *                                      scan), or NULL
  *
  * and the parent's side: whether it may run at all (kt_cg_can_run()), its
  * verdict on the child (kt_cg_child_verdict()).
@@ -141,6 +145,28 @@ static inline int kt_chunks_add(struct kt_chunks *c, void *chunk)
 	c->v[c->nr++] = chunk;
 	pthread_mutex_unlock(&c->lock);
 	return 0;
+}
+
+/* A shrinker over @c on @reg, registered: count by kt_chunks_count, scan by
+ * the test's own @scan (each test frees its chunks in its own order). */
+static inline struct ksync_shrinker *kt_chunks_shrinker(struct ksync_shrinker_registry *reg, const char *name,
+							 struct kt_chunks *c,
+							 unsigned long (*scan)(struct ksync_shrinker *,
+									       struct ksync_shrink_control *))
+{
+	struct ksync_shrinker *s = reg ? ksync_shrinker_alloc(reg, 0, "%s", name) : NULL;
+
+	if (!s)
+		return NULL;
+	s->private_data = c;
+	s->count_objects = kt_chunks_count;
+	s->scan_objects = scan;
+	s->seeks = KSYNC_DEFAULT_SEEKS;
+	if (ksync_shrinker_register(s)) {
+		ksync_shrinker_free(s);
+		return NULL;
+	}
+	return s;
 }
 
 /*

@@ -83,13 +83,7 @@ static int child_main(int direct)
 	char desc[2048];
 	size_t total = 0;
 
-	if (!reg || !(s = ksync_shrinker_alloc(reg, 0, "direct-real-cache")))
-		return 2;
-	s->private_data = &cache;
-	s->count_objects = kt_chunks_count;
-	s->scan_objects = cache_scan;
-	s->seeks = KSYNC_DEFAULT_SEEKS;
-	if (ksync_shrinker_register(s))
+	if (!(s = kt_chunks_shrinker(reg, "direct-real-cache", &cache, cache_scan)))
 		return 2;
 	cfg.reg = reg;
 	cfg.sources = KSYNC_PRESSURE_SRC(KSYNC_PRESSURE_SRC_LIMIT);

@@ -82,16 +82,7 @@ static int child_main(void)
 	uint64_t kernel_events = 0;
 	size_t total = 0;
 
-	if (!reg)
-		return 2;
-	s = ksync_shrinker_alloc(reg, 0, "real-cache");
-	if (!s)
-		return 2;
-	s->private_data = &cache;
-	s->count_objects = kt_chunks_count;
-	s->scan_objects = cache_scan;
-	s->seeks = KSYNC_DEFAULT_SEEKS;
-	if (ksync_shrinker_register(s))
+	if (!(s = kt_chunks_shrinker(reg, "real-cache", &cache, cache_scan)))
 		return 2;
 	cfg.reg = reg;
 	if (ksync_pressure_create(&cfg, &p))
