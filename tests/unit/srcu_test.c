@@ -481,6 +481,9 @@ KTEST(kernel_spellings)
 	c = start_poll_synchronize_srcu(&dyn);
 	srcu_barrier(&dyn);
 	KCHECK(!srcu_gp_pending(&dyn));
+	srcu_set_cb_limit(&dyn, 1024);
+	srcu_set_cb_in_caller(&dyn, false);
+	KCHECK(try_synchronize_srcu(&dyn)); /* no other thread has a slot in dyn */
 	struct obj *o = (struct obj *)malloc(sizeof(*o));
 	struct obj *__rcu p = NULL;
 	RCU_INIT_POINTER(p, NULL);

@@ -45,6 +45,14 @@
 #define start_poll_synchronize_srcu ksync_start_poll_synchronize_srcu
 #define poll_state_synchronize_srcu ksync_poll_state_synchronize_srcu
 #define srcu_gp_pending ksync_srcu_gp_pending
+/*
+ * ksync's own, no kernel counterpart (the kernel's grace periods need no
+ * try, and its callbacks run in its own contexts): a grace period now if no
+ * other thread can be reading, the callback bound, callbacks in the callers.
+ */
+#define try_synchronize_srcu ksync_try_synchronize_srcu
+#define srcu_set_cb_limit ksync_srcu_set_cb_limit
+#define srcu_set_cb_in_caller ksync_srcu_set_cb_in_caller
 /* ksync's own, for the fuzzing mode (<ksync/fuzzing.h>): no kernel counterpart. */
 #define srcu_run_callbacks ksync_srcu_run_callbacks
 #define srcu_run_all_callbacks ksync_srcu_run_all_callbacks
