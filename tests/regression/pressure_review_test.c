@@ -1518,23 +1518,42 @@ static bool real_cgroup_tree(const char *cgroup_line, const char *mountinfo_line
 	return symlink(mnt, link) == 0;
 }
 
+/*
+ * A new group "ksync-review-<@tag><pid>" in the machine's cgroup2 tree (@v2)
+ * or cgroup v1 memory hierarchy, its path in @dir, and a fake root (tree)
+ * whose process lives in it; false, printed why, where the machine has no
+ * such tree or the group cannot be made (the test then skips).
+ */
+static bool real_group(bool v2, const char *tag, char *dir, size_t len)
+{
+	const char *mnt = v2 ? "/sys/fs/cgroup/unified" : "/sys/fs/cgroup/memory";
+	char probe[300], line[300];
+
+	snprintf(probe, sizeof(probe), "%s/%s", mnt, v2 ? "memory.pressure" : "cgroup.event_control");
+	if (access(probe, W_OK) != 0) {
+		printf("# %s: skipped\n", v2 ? "no cgroup2 tree at /sys/fs/cgroup/unified" : "no cgroup v1 memory controller");
+		return false;
+	}
+	snprintf(dir, len, "%s/ksync-review-%s%d", mnt, tag, (int)getpid());
+	if (mkdir(dir, 0755) != 0) {
+		printf("# cannot make %s: skipped\n", dir);
+		return false;
+	}
+	snprintf(line, sizeof(line), "%s:/ksync-review-%s%d\n", v2 ? "0:" : "4:memory", tag, (int)getpid());
+	KASSERT(real_cgroup_tree(line,
+				 v2 ? "41 31 0:38 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n"
+				    : "35 31 0:32 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n",
+				 mnt));
+	return true;
+}
+
 KTEST(real_psi_cgroup_removed_at_run_time_ends_the_source)
 {
 	struct fx f;
-	char dir[256], line[300];
+	char dir[256];
 
-	if (access("/sys/fs/cgroup/unified/memory.pressure", W_OK) != 0) {
-		printf("# no cgroup2 tree at /sys/fs/cgroup/unified: skipped\n");
+	if (!real_group(true, "", dir, sizeof(dir)))
 		return;
-	}
-	snprintf(dir, sizeof(dir), "/sys/fs/cgroup/unified/ksync-review-%d", (int)getpid());
-	if (mkdir(dir, 0755) != 0) {
-		printf("# cannot make %s: skipped\n", dir);
-		return;
-	}
-	snprintf(line, sizeof(line), "0::/ksync-review-%d\n", (int)getpid());
-	KASSERT(real_cgroup_tree(line, "41 31 0:38 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n",
-				 "/sys/fs/cgroup/unified"));
 	fx_init(&f, 0);
 	f.cfg.sources = SRC(PSI_CGROUP) | SRC(TEST);
 	f.cfg.root = tree;
@@ -1560,20 +1579,10 @@ KTEST(real_psi_cgroup_removed_at_run_time_ends_the_source)
 KTEST(real_vmpressure_of_a_removed_group_is_not_believed)
 {
 	struct fx f;
-	char dir[256], line[300];
+	char dir[256];
 
-	if (access("/sys/fs/cgroup/memory/cgroup.event_control", W_OK) != 0) {
-		printf("# no cgroup v1 memory controller: skipped\n");
+	if (!real_group(false, "", dir, sizeof(dir)))
 		return;
-	}
-	snprintf(dir, sizeof(dir), "/sys/fs/cgroup/memory/ksync-review-%d", (int)getpid());
-	if (mkdir(dir, 0755) != 0) {
-		printf("# cannot make %s: skipped\n", dir);
-		return;
-	}
-	snprintf(line, sizeof(line), "4:memory:/ksync-review-%d\n", (int)getpid());
-	KASSERT(real_cgroup_tree(line, "35 31 0:32 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n",
-				 "/sys/fs/cgroup/memory"));
 	fx_init(&f, 0);
 	f.cfg.sources = SRC(VMPRESSURE) | SRC(TEST);
 	f.cfg.root = tree;
@@ -2183,7 +2192,7 @@ KTEST(parsers_never_read_past_len)
 KTEST(real_vmpressure_critical_events_are_not_low_and_medium_too)
 {
 	struct fx f;
-	char dir[256], line[300], path[320];
+	char dir[256], path[320];
 
 	if (KT_SANITIZED) {
 		/* As pressure_unit_real: the sanitizer's shadow and allocator
@@ -2191,23 +2200,13 @@ KTEST(real_vmpressure_critical_events_are_not_low_and_medium_too)
 		printf("# a sanitizer build: skipped\n");
 		return;
 	}
-	if (access("/sys/fs/cgroup/memory/cgroup.event_control", W_OK) != 0) {
-		printf("# no cgroup v1 memory controller: skipped\n");
+	if (!real_group(false, "oom-", dir, sizeof(dir)))
 		return;
-	}
-	snprintf(dir, sizeof(dir), "/sys/fs/cgroup/memory/ksync-review-oom-%d", (int)getpid());
-	if (mkdir(dir, 0755) != 0) {
-		printf("# cannot make %s: skipped\n", dir);
-		return;
-	}
 	snprintf(path, sizeof(path), "%s/memory.limit_in_bytes", dir);
 	FILE *lf = fopen(path, "w");
 	KASSERT(lf);
 	fputs("33554432", lf); /* 32 MiB */
 	KASSERT(fclose(lf) == 0);
-	snprintf(line, sizeof(line), "4:memory:/ksync-review-oom-%d\n", (int)getpid());
-	KASSERT(real_cgroup_tree(line, "35 31 0:32 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n",
-				 "/sys/fs/cgroup/memory"));
 	fx_init(&f, 0);
 	f.cfg.sources = SRC(VMPRESSURE);
 	f.cfg.root = tree;
