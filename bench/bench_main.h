@@ -8,6 +8,30 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+// The benchmarks' own flag --bench_max_threads=N, taken out of argv before
+// Google Benchmark sees it: returns N (at least 1), or the CPUs (at least 2)
+// when the flag is absent.
+inline int bench_take_max_threads(int *argc, char **argv)
+{
+	const char *flag = "--bench_max_threads=";
+	int max = std::max(2, static_cast<int>(std::thread::hardware_concurrency()));
+	int out = 1;
+
+	for (int i = 1; i < *argc; i++) {
+		if (std::strncmp(argv[i], flag, std::strlen(flag)) == 0)
+			max = std::max(1, std::atoi(argv[i] + std::strlen(flag)));
+		else
+			argv[out++] = argv[i];
+	}
+	*argc = out;
+	return max;
+}
+
 inline int bench_run_registered(int argc, char **argv)
 {
 	benchmark::Initialize(&argc, argv);

@@ -191,17 +191,7 @@ void register_all()
 
 int main(int argc, char **argv)
 {
-	g_max_threads = std::max(2, static_cast<int>(std::thread::hardware_concurrency()));
-	// Our own flag, taken out before Google Benchmark sees argv.
-	int out = 1;
-	for (int i = 1; i < argc; i++) {
-		const char *flag = "--bench_max_threads=";
-		if (std::strncmp(argv[i], flag, std::strlen(flag)) == 0)
-			g_max_threads = std::max(1, std::atoi(argv[i] + std::strlen(flag)));
-		else
-			argv[out++] = argv[i];
-	}
-	argc = out;
+	g_max_threads = bench_take_max_threads(&argc, argv);
 	if (!world_up()) {
 		std::fprintf(stderr, "bench_objcache: setup failed\n");
 		return 1;
