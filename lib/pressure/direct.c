@@ -320,7 +320,7 @@ void ksync__pm_direct_sampled(struct ksync_pressure *m, uint64_t old_base)
 		any = true;
 	}
 	if (!any) {
-		__atomic_store_n(&m->direct.base, old_base, __ATOMIC_RELEASE);
+		__atomic_store_n(&m->direct.base, old_base, __ATOMIC_RELEASE); /* D1: the base put back */
 		return;
 	}
 	__atomic_store_n(&m->direct.room, room, __ATOMIC_RELEASE); /* D1 */
@@ -355,7 +355,7 @@ static int direct_read(struct ksync_pressure *m)
 	bool any = false;
 
 	/* The sources the runner closed (died) are left out, as describe leaves them. */
-	unsigned live = m->direct.kinds & __atomic_load_n(&m->open, __ATOMIC_ACQUIRE);
+	unsigned live = m->direct.kinds & __atomic_load_n(&m->open, __ATOMIC_ACQUIRE); /* pairs with the runner's release or (run.c) */
 	uint64_t now = __atomic_load_n(&m->direct.published, __ATOMIC_RELAXED);
 	uint64_t old = __atomic_exchange_n(&m->direct.base, now, __ATOMIC_RELEASE); /* D1 */
 	for (int k = 0; k < KSYNC_PRESSURE_NR_SOURCES; k++) {
@@ -381,7 +381,7 @@ static int direct_read(struct ksync_pressure *m)
 	m->st.direct_reads++;
 	pthread_mutex_unlock(&m->lock);
 	if (!any) {
-		__atomic_store_n(&m->direct.base, old, __ATOMIC_RELEASE);
+		__atomic_store_n(&m->direct.base, old, __ATOMIC_RELEASE); /* D1: the base put back */
 		return -1;
 	}
 	__atomic_store_n(&m->direct.room, room, __ATOMIC_RELEASE); /* D1 */
@@ -445,7 +445,7 @@ static int direct_over(struct ksync_pressure *m)
 			pthread_cond_wait(&m->direct.cv, &m->lock);
 		pthread_mutex_unlock(&m->lock);
 		/* That round read the figures: over still when it left no room. */
-		bool over = __atomic_load_n(&m->direct.room, __ATOMIC_ACQUIRE) == 0;
+		bool over = __atomic_load_n(&m->direct.room, __ATOMIC_ACQUIRE) == 0; /* D1 */
 		return KSYNC_PRESSURE_CHARGE_THROTTLED | (over ? KSYNC_PRESSURE_CHARGE_OVER : 0);
 	}
 	m->direct.reclaiming++;
@@ -488,7 +488,7 @@ __attribute__((noinline)) static int charge_slow(struct ksync_site at, struct ks
 	published = __atomic_add_fetch(&p->direct.published, n, __ATOMIC_RELAXED); /* D2 */
 	__atomic_add_fetch(&p->direct.checks, 1, __ATOMIC_RELAXED);
 	uint64_t base = __atomic_load_n(&p->direct.base, __ATOMIC_ACQUIRE); /* D1 */
-	uint64_t room = __atomic_load_n(&p->direct.room, __ATOMIC_ACQUIRE);
+	uint64_t room = __atomic_load_n(&p->direct.room, __ATOMIC_ACQUIRE); /* D1 */
 	if (published - base < room)
 		return 0;
 	if (tl_reclaiming || ksync__pm_running)
