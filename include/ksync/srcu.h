@@ -354,7 +354,7 @@ static KSYNC_ALWAYS_INLINE unsigned long ksync__srcu_lock_value(unsigned long w)
 /* Store a lock's word value @w at @p, in the mode of @v, and barrier B. */
 static KSYNC_ALWAYS_INLINE void ksync__srcu_lock_store(unsigned long *p, unsigned long w, unsigned long v)
 {
-	if (ksync_unlikely(v & 2)) {
+	if (ksync_unlikely(v & KSYNC__SRCU_FENCED_BIT)) {
 		ksync_smp_store_release(p, w); /* release for TSan's sake (see C) */
 		ksync_smp_mb(); /* B: pairs with M0 in ksync__srcu_gp_wait_readers() (fenced mode) */
 	} else {
@@ -372,7 +372,7 @@ static KSYNC_ALWAYS_INLINE void ksync__srcu_unlock_store(struct ksync_srcu_struc
 	ksync_barrier();
 	KSYNC_WRITE_ONCE(*p, w);
 #else
-	if (KSYNC_READ_ONCE(ssp->idx) & 2) {
+	if (KSYNC_READ_ONCE(ssp->idx) & KSYNC__SRCU_FENCED_BIT) {
 		/* C: release, pairs with the acquire loads of ksync__srcu_drained() */
 		ksync_smp_store_release(p, w);
 	} else {
@@ -406,6 +406,38 @@ static KSYNC_ALWAYS_INLINE unsigned long *ksync__srcu_far_words(const struct ksy
 	return NULL;
 }
 
+/*
+ * The inline lock of both forms: counts one more section in this thread's
+ * word of the current index of @ssp (barrier B) and returns the word, or
+ * returns NULL, counting nothing, when the slow path must count it (this
+ * thread's first section of the domain, a domain past the direct words
+ * that is not one of the thread's two most recent, a domain not set up).
+ * *@vp: the read word it loaded (key, index and mode; see
+ * KSYNC__SRCU_IDX_BIT). A domain without direct words has key 0, whose word
+ * (entry 0's) is never registered: it fails the first check like an
+ * unregistered word, and only then is the per-thread cache looked at.
+ */
+static KSYNC_ALWAYS_INLINE unsigned long *ksync__srcu_lock_inline(struct ksync_srcu_struct *ssp,
+								   unsigned long *vp)
+{
+	/* Every section counts on the current index, nested or not. */
+	unsigned long v = KSYNC_READ_ONCE(ssp->idx);
+	unsigned long *p = ksync__srcu_direct_word(v & KSYNC__SRCU_WORD_MASK);
+	unsigned long w = ksync__srcu_lock_value(*p);
+
+	*vp = v;
+	if (ksync_unlikely(!w)) {
+		if ((v & KSYNC__SRCU_KEY_MASK) || !(p = ksync__srcu_far_words(ssp)))
+			return NULL;
+		p += KSYNC__SRCU_IDX_OF(v);
+		w = ksync__srcu_lock_value(*p);
+		if (!w)
+			return NULL;
+	}
+	ksync__srcu_lock_store(p, w, v); /* B */
+	return p;
+}
+
 /**
  * ksync_srcu_read_lock() - enter a read section of @ssp.
  * @ssp: the domain
@@ -423,20 +455,11 @@ static KSYNC_ALWAYS_INLINE unsigned long *ksync__srcu_far_words(const struct ksy
  */
 static KSYNC_ALWAYS_INLINE int ksync_srcu_read_lock(struct ksync_srcu_struct *ssp)
 {
-	/* This thread's direct words of the domain: no lookup (0 and unregistered: slow path). */
-	unsigned long key = KSYNC_READ_ONCE(ssp->key);
-	/* Every section counts on the current index, nested or not (bit 1: fenced). */
-	unsigned long v = KSYNC_READ_ONCE(ssp->idx);
-	unsigned long *p = ksync__srcu_direct_word(key), w;
+	unsigned long v;
 
-	if (ksync_unlikely(!key) && !(p = ksync__srcu_far_words(ssp))) /* past the direct words, or not set up */
+	if (ksync_unlikely(!ksync__srcu_lock_inline(ssp, &v)))
 		return ksync__srcu_read_lock_slow(ssp);
-	p += v & 1;
-	w = ksync__srcu_lock_value(*p);
-	if (ksync_unlikely(!w)) /* this thread's first section of the domain */
-		return ksync__srcu_read_lock_slow(ssp);
-	ksync__srcu_lock_store(p, w, v); /* B */
-	return (int)(v & 1);
+	return KSYNC__SRCU_IDX_OF(v);
 }
 
 /**
@@ -456,27 +479,27 @@ static KSYNC_ALWAYS_INLINE int ksync_srcu_read_lock(struct ksync_srcu_struct *ss
  */
 static KSYNC_ALWAYS_INLINE void ksync_srcu_read_unlock(struct ksync_srcu_struct *ssp, int idx)
 {
-	unsigned long key = KSYNC_READ_ONCE(ssp->key);
-	unsigned long *p = ksync__srcu_direct_word(key), w;
+	/* The key: the section's index may no longer be the current one. */
+	unsigned long key = KSYNC_READ_ONCE(ssp->idx) & KSYNC__SRCU_KEY_MASK;
+	unsigned long *p, w;
 
 	/*
 	 * Misuse (an index that is not 0 or 1, no open section on it) goes out
-	 * of line; domains past the direct words go through the thread's
-	 * recent slots.
+	 * of line; domains past the direct words (key 0, entry 0's words are
+	 * never busy) go through the thread's recent slots.
 	 */
 	if (ksync_unlikely((unsigned)idx > 1)) {
 		ksync__srcu_read_unlock_slow(ssp, idx);
 		return;
 	}
-	if (ksync_unlikely(!key) && !(p = ksync__srcu_far_words(ssp))) {
-		ksync__srcu_read_unlock_slow(ssp, idx);
-		return;
-	}
-	p += (unsigned)idx;
+	p = ksync__srcu_direct_word(key) + (unsigned)idx;
 	w = *p;
 	if (ksync_unlikely(!KSYNC__SRCU_BUSY(w))) {
-		ksync__srcu_read_unlock_slow(ssp, idx);
-		return;
+		if (key || !(p = ksync__srcu_far_words(ssp)) || !KSYNC__SRCU_BUSY(w = p[idx])) {
+			ksync__srcu_read_unlock_slow(ssp, idx);
+			return;
+		}
+		p += idx;
 	}
 	ksync__srcu_unlock_store(ssp, p, w - KSYNC__SRCU_ONE); /* C, W2 */
 }
@@ -505,17 +528,11 @@ static KSYNC_ALWAYS_INLINE void ksync_srcu_read_unlock(struct ksync_srcu_struct 
  */
 static KSYNC_ALWAYS_INLINE struct ksync_srcu_ctr *ksync_srcu_read_lock_fast(struct ksync_srcu_struct *ssp)
 {
-	unsigned long key = KSYNC_READ_ONCE(ssp->key);
-	unsigned long v = KSYNC_READ_ONCE(ssp->idx);
-	unsigned long *p = ksync__srcu_direct_word(key), w;
+	unsigned long v;
+	unsigned long *p = ksync__srcu_lock_inline(ssp, &v);
 
-	if (ksync_unlikely(!key) && !(p = ksync__srcu_far_words(ssp)))
+	if (ksync_unlikely(!p))
 		return ksync__srcu_read_lock_fast_slow(ssp);
-	p += v & 1;
-	w = ksync__srcu_lock_value(*p);
-	if (ksync_unlikely(!w))
-		return ksync__srcu_read_lock_fast_slow(ssp);
-	ksync__srcu_lock_store(p, w, v); /* B */
 	return (struct ksync_srcu_ctr *)p; /* the word of the section's index */
 }
 
@@ -570,7 +587,7 @@ static KSYNC_ALWAYS_INLINE void ksync_srcu_read_unlock_fast(struct ksync_srcu_st
 static inline int ksync_srcu_down_read(struct ksync_srcu_struct *ssp)
 {
 	ksync__srcu_ensure_init(ssp);
-	int idx = (int)(KSYNC_READ_ONCE(ssp->idx) & 1);
+	int idx = KSYNC__SRCU_IDX_OF(KSYNC_READ_ONCE(ssp->idx));
 	/* B: fully ordered RMW, pairs with M0 in ksync__srcu_gp_one() */
 	(void)ksync_ulong_fetch_add(&ssp->shared.lock[idx], 1);
 	return idx;

@@ -88,7 +88,7 @@ static inline void kt_srcu_set_gp_seq(struct ksync_srcu_struct *ssp, unsigned lo
 static inline void kt_srcu_flip(struct ksync_srcu_struct *ssp)
 {
 	pthread_mutex_lock(&ssp->gp_mutex);
-	KSYNC_WRITE_ONCE(ssp->idx, ssp->idx ^ 1);
+	KSYNC_WRITE_ONCE(ssp->idx, ssp->idx ^ KSYNC__SRCU_FLIP);
 	pthread_mutex_unlock(&ssp->gp_mutex);
 }
 
