@@ -385,25 +385,24 @@ static KSYNC_ALWAYS_INLINE void ksync__srcu_unlock_store(struct ksync_srcu_struc
 }
 
 /*
- * This thread's words of @ssp (index 0, then 1), for a domain without direct
- * words (key 0), when its slot is one of the two most recent entries of the
- * thread's slot cache: the inline path of domains past the direct words.
- * NULL otherwise (the
- * slow path then finds the slot and moves it to the front). A cache entry
- * of the domain exists only once this thread has set the domain up or seen
- * it set up (ksync__srcu_get_slot()), so its key is then seen as well; a
- * domain without direct words keeps its words in the slot (s->w == s->own).
+ * The entry of this thread's slot cache that holds @ssp's slot, for a
+ * domain without direct words (key 0), when it is one of the cache's two
+ * most recent entries: the inline path of domains past the direct words,
+ * whose words are the slot's @own, at the slot's address. NULL otherwise
+ * (the slow path then finds the slot and moves it to the front). A cache
+ * entry of the domain exists only once this thread has set the domain up
+ * or seen it set up (ksync__srcu_get_slot()), so its key is then seen as
+ * well.
  */
-static KSYNC_ALWAYS_INLINE unsigned long *ksync__srcu_far_words(const struct ksync_srcu_struct *ssp)
+static KSYNC_ALWAYS_INLINE const struct ksync_srcu_tcache_ent *
+ksync__srcu_far_ent(const struct ksync_srcu_struct *ssp)
 {
 	const struct ksync_srcu_tcache_ent *e = ksync_srcu_self.ent;
 	unsigned long key = ~KSYNC_READ_ONCE(ssp->id);
 
 	if (ksync_likely(e[0].key == key))
-		return e[0].slot->own;
-	if (e[1].key == key)
-		return e[1].slot->own;
-	return NULL;
+		return &e[0];
+	return e[1].key == key ? &e[1] : NULL;
 }
 
 /*
@@ -427,9 +426,12 @@ static KSYNC_ALWAYS_INLINE unsigned long *ksync__srcu_lock_inline(struct ksync_s
 
 	*vp = v;
 	if (ksync_unlikely(!w)) {
-		if ((v & KSYNC__SRCU_KEY_MASK) || !(p = ksync__srcu_far_words(ssp)))
+		const struct ksync_srcu_tcache_ent *e;
+
+		if ((v & KSYNC__SRCU_KEY_MASK) || !(e = ksync__srcu_far_ent(ssp)))
 			return NULL;
-		p += KSYNC__SRCU_IDX_OF(v);
+		/* key 0: the mask left the offset of the index's word */
+		p = (unsigned long *)((char *)e->slot->own + (v & KSYNC__SRCU_WORD_MASK));
 		w = ksync__srcu_lock_value(*p);
 		if (!w)
 			return NULL;
@@ -495,11 +497,13 @@ static KSYNC_ALWAYS_INLINE void ksync_srcu_read_unlock(struct ksync_srcu_struct 
 	p = ksync__srcu_direct_word(key) + (unsigned)idx;
 	w = *p;
 	if (ksync_unlikely(!KSYNC__SRCU_BUSY(w))) {
-		if (key || !(p = ksync__srcu_far_words(ssp)) || !KSYNC__SRCU_BUSY(w = p[idx])) {
+		const struct ksync_srcu_tcache_ent *e;
+
+		if (key || !(e = ksync__srcu_far_ent(ssp)) ||
+		    !KSYNC__SRCU_BUSY(w = *(p = e->slot->own + (unsigned)idx))) {
 			ksync__srcu_read_unlock_slow(ssp, idx);
 			return;
 		}
-		p += idx;
 	}
 	ksync__srcu_unlock_store(ssp, p, w - KSYNC__SRCU_ONE); /* C, W2 */
 }

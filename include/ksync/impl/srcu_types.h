@@ -149,12 +149,15 @@ struct ksync_srcu_words {
 /*
  * struct ksync_srcu_slot - one thread's registration with one domain
  * (internal): its place on the domain's list, and where its words are.
+ * @own: the words of a domain without direct words; first, so that the
+ * read side's inline path for such domains (ksync__srcu_far_ent()) finds
+ * them at the slot's own address.
  * @w: the words, index 0 then 1: the owner's direct TLS entry of the
  * domain (ksync_srcu_thread.words), or @own.
  */
 struct ksync_srcu_slot {
-	unsigned long *w;
 	unsigned long own[2];
+	unsigned long *w;
 	unsigned long id;		  /* the domain's id when created; immutable */
 	struct ksync_srcu_struct *ssp;	  /* NULL once the domain is gone (global lock) */
 	struct ksync_list_head dnode;	  /* on ssp->slots, under ssp->lock */
