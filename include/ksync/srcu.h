@@ -422,19 +422,29 @@ static KSYNC_ALWAYS_INLINE unsigned long *ksync__srcu_lock_inline(struct ksync_s
 	/* Every section counts on the current index, nested or not. */
 	unsigned long v = KSYNC_READ_ONCE(ssp->idx);
 	unsigned long *p = ksync__srcu_direct_word(v & KSYNC__SRCU_WORD_MASK);
-	unsigned long w = ksync__srcu_lock_value(*p);
+	unsigned long w = *p;
 
 	*vp = v;
-	if (ksync_unlikely(!w)) {
-		const struct ksync_srcu_tcache_ent *e;
+	if (ksync_unlikely(w != KSYNC__SRCU_REG)) {
+		/*
+		 * Not "registered, none open". A zero word first (laid out to
+		 * fall through, so that a domain past the direct words takes
+		 * as few branches as it can): entry 0, or a first section.
+		 */
+		if (ksync_likely(!w)) {
+			const struct ksync_srcu_tcache_ent *e;
 
-		if ((v & KSYNC__SRCU_KEY_MASK) || !(e = ksync__srcu_far_ent(ssp)))
-			return NULL;
-		/* key 0: the mask left the offset of the index's word */
-		p = (unsigned long *)((char *)e->slot->own + (v & KSYNC__SRCU_WORD_MASK));
-		w = ksync__srcu_lock_value(*p);
+			if ((v & KSYNC__SRCU_KEY_MASK) || !(e = ksync__srcu_far_ent(ssp)))
+				return NULL;
+			/* key 0: the mask left the offset of the index's word */
+			p = (unsigned long *)((char *)e->slot->own + (v & KSYNC__SRCU_WORD_MASK));
+			w = *p;
+		}
+		w = ksync__srcu_lock_value(w);
 		if (!w)
 			return NULL;
+	} else {
+		w = ksync__srcu_lock_value(w);
 	}
 	ksync__srcu_lock_store(p, w, v); /* B */
 	return p;
