@@ -354,7 +354,7 @@ static KSYNC_ALWAYS_INLINE unsigned long ksync__srcu_lock_value(unsigned long w)
 /* Store a lock's word value @w at @p, in the mode of @v, and barrier B. */
 static KSYNC_ALWAYS_INLINE void ksync__srcu_lock_store(unsigned long *p, unsigned long w, unsigned long v)
 {
-	if (ksync_unlikely(v & 2)) {
+	if (ksync_unlikely(v & KSYNC__SRCU_FENCED_BIT)) {
 		ksync_smp_store_release(p, w); /* release for TSan's sake (see C) */
 		ksync_smp_mb(); /* B: pairs with M0 in ksync__srcu_gp_wait_readers() (fenced mode) */
 	} else {
@@ -372,7 +372,7 @@ static KSYNC_ALWAYS_INLINE void ksync__srcu_unlock_store(struct ksync_srcu_struc
 	ksync_barrier();
 	KSYNC_WRITE_ONCE(*p, w);
 #else
-	if (KSYNC_READ_ONCE(ssp->idx) & 2) {
+	if (KSYNC_READ_ONCE(ssp->idx) & KSYNC__SRCU_FENCED_BIT) {
 		/* C: release, pairs with the acquire loads of ksync__srcu_drained() */
 		ksync_smp_store_release(p, w);
 	} else {
@@ -385,25 +385,69 @@ static KSYNC_ALWAYS_INLINE void ksync__srcu_unlock_store(struct ksync_srcu_struc
 }
 
 /*
- * This thread's words of @ssp (index 0, then 1), for a domain without direct
- * words (key 0), when its slot is one of the two most recent entries of the
- * thread's slot cache: the inline path of domains past the direct words.
- * NULL otherwise (the
- * slow path then finds the slot and moves it to the front). A cache entry
- * of the domain exists only once this thread has set the domain up or seen
- * it set up (ksync__srcu_get_slot()), so its key is then seen as well; a
- * domain without direct words keeps its words in the slot (s->w == s->own).
+ * The entry of this thread's slot cache that holds @ssp's slot, for a
+ * domain without direct words (key 0), when it is one of the cache's two
+ * most recent entries: the inline path of domains past the direct words,
+ * whose words are the slot's @own, at the slot's address. NULL otherwise
+ * (the slow path then finds the slot and moves it to the front). A cache
+ * entry of the domain exists only once this thread has set the domain up
+ * or seen it set up (ksync__srcu_get_slot()), so its key is then seen as
+ * well.
  */
-static KSYNC_ALWAYS_INLINE unsigned long *ksync__srcu_far_words(const struct ksync_srcu_struct *ssp)
+static KSYNC_ALWAYS_INLINE const struct ksync_srcu_tcache_ent *
+ksync__srcu_far_ent(const struct ksync_srcu_struct *ssp)
 {
 	const struct ksync_srcu_tcache_ent *e = ksync_srcu_self.ent;
 	unsigned long key = ~KSYNC_READ_ONCE(ssp->id);
 
 	if (ksync_likely(e[0].key == key))
-		return e[0].slot->own;
-	if (e[1].key == key)
-		return e[1].slot->own;
-	return NULL;
+		return &e[0];
+	return e[1].key == key ? &e[1] : NULL;
+}
+
+/*
+ * The inline lock of both forms: counts one more section in this thread's
+ * word of the current index of @ssp (barrier B) and returns the word, or
+ * returns NULL, counting nothing, when the slow path must count it (this
+ * thread's first section of the domain, a domain past the direct words
+ * that is not one of the thread's two most recent, a domain not set up).
+ * *@vp: the read word it loaded (key, index and mode; see
+ * KSYNC__SRCU_IDX_BIT). A domain without direct words has key 0, whose word
+ * (entry 0's) is never registered: it fails the first check like an
+ * unregistered word, and only then is the per-thread cache looked at.
+ */
+static KSYNC_ALWAYS_INLINE unsigned long *ksync__srcu_lock_inline(struct ksync_srcu_struct *ssp,
+								   unsigned long *vp)
+{
+	/* Every section counts on the current index, nested or not. */
+	unsigned long v = KSYNC_READ_ONCE(ssp->idx);
+	unsigned long *p = ksync__srcu_direct_word(v & KSYNC__SRCU_WORD_MASK);
+	unsigned long w = *p;
+
+	*vp = v;
+	if (ksync_unlikely(w != KSYNC__SRCU_REG)) {
+		/*
+		 * Not "registered, none open". A zero word first (laid out to
+		 * fall through, so that a domain past the direct words takes
+		 * as few branches as it can): entry 0, or a first section.
+		 */
+		if (ksync_likely(!w)) {
+			const struct ksync_srcu_tcache_ent *e;
+
+			if ((v & KSYNC__SRCU_KEY_MASK) || !(e = ksync__srcu_far_ent(ssp)))
+				return NULL;
+			/* key 0: the mask left the offset of the index's word */
+			p = (unsigned long *)((char *)e->slot->own + (v & KSYNC__SRCU_WORD_MASK));
+			w = *p;
+		}
+		w = ksync__srcu_lock_value(w);
+		if (!w)
+			return NULL;
+	} else {
+		w = ksync__srcu_lock_value(w);
+	}
+	ksync__srcu_lock_store(p, w, v); /* B */
+	return p;
 }
 
 /**
@@ -423,20 +467,11 @@ static KSYNC_ALWAYS_INLINE unsigned long *ksync__srcu_far_words(const struct ksy
  */
 static KSYNC_ALWAYS_INLINE int ksync_srcu_read_lock(struct ksync_srcu_struct *ssp)
 {
-	/* This thread's direct words of the domain: no lookup (0 and unregistered: slow path). */
-	unsigned long key = KSYNC_READ_ONCE(ssp->key);
-	/* Every section counts on the current index, nested or not (bit 1: fenced). */
-	unsigned long v = KSYNC_READ_ONCE(ssp->idx);
-	unsigned long *p = ksync__srcu_direct_word(key), w;
+	unsigned long v;
 
-	if (ksync_unlikely(!key) && !(p = ksync__srcu_far_words(ssp))) /* past the direct words, or not set up */
+	if (ksync_unlikely(!ksync__srcu_lock_inline(ssp, &v)))
 		return ksync__srcu_read_lock_slow(ssp);
-	p += v & 1;
-	w = ksync__srcu_lock_value(*p);
-	if (ksync_unlikely(!w)) /* this thread's first section of the domain */
-		return ksync__srcu_read_lock_slow(ssp);
-	ksync__srcu_lock_store(p, w, v); /* B */
-	return (int)(v & 1);
+	return KSYNC__SRCU_IDX_OF(v);
 }
 
 /**
@@ -456,27 +491,29 @@ static KSYNC_ALWAYS_INLINE int ksync_srcu_read_lock(struct ksync_srcu_struct *ss
  */
 static KSYNC_ALWAYS_INLINE void ksync_srcu_read_unlock(struct ksync_srcu_struct *ssp, int idx)
 {
-	unsigned long key = KSYNC_READ_ONCE(ssp->key);
-	unsigned long *p = ksync__srcu_direct_word(key), w;
+	/* The key: the section's index may no longer be the current one. */
+	unsigned long key = KSYNC_READ_ONCE(ssp->idx) & KSYNC__SRCU_KEY_MASK;
+	unsigned long *p, w;
 
 	/*
 	 * Misuse (an index that is not 0 or 1, no open section on it) goes out
-	 * of line; domains past the direct words go through the thread's
-	 * recent slots.
+	 * of line; domains past the direct words (key 0, entry 0's words are
+	 * never busy) go through the thread's recent slots.
 	 */
 	if (ksync_unlikely((unsigned)idx > 1)) {
 		ksync__srcu_read_unlock_slow(ssp, idx);
 		return;
 	}
-	if (ksync_unlikely(!key) && !(p = ksync__srcu_far_words(ssp))) {
-		ksync__srcu_read_unlock_slow(ssp, idx);
-		return;
-	}
-	p += (unsigned)idx;
+	p = ksync__srcu_direct_word(key) + (unsigned)idx;
 	w = *p;
 	if (ksync_unlikely(!KSYNC__SRCU_BUSY(w))) {
-		ksync__srcu_read_unlock_slow(ssp, idx);
-		return;
+		const struct ksync_srcu_tcache_ent *e;
+
+		if (key || !(e = ksync__srcu_far_ent(ssp)) ||
+		    !KSYNC__SRCU_BUSY(w = *(p = e->slot->own + (unsigned)idx))) {
+			ksync__srcu_read_unlock_slow(ssp, idx);
+			return;
+		}
 	}
 	ksync__srcu_unlock_store(ssp, p, w - KSYNC__SRCU_ONE); /* C, W2 */
 }
@@ -505,17 +542,11 @@ static KSYNC_ALWAYS_INLINE void ksync_srcu_read_unlock(struct ksync_srcu_struct 
  */
 static KSYNC_ALWAYS_INLINE struct ksync_srcu_ctr *ksync_srcu_read_lock_fast(struct ksync_srcu_struct *ssp)
 {
-	unsigned long key = KSYNC_READ_ONCE(ssp->key);
-	unsigned long v = KSYNC_READ_ONCE(ssp->idx);
-	unsigned long *p = ksync__srcu_direct_word(key), w;
+	unsigned long v;
+	unsigned long *p = ksync__srcu_lock_inline(ssp, &v);
 
-	if (ksync_unlikely(!key) && !(p = ksync__srcu_far_words(ssp)))
+	if (ksync_unlikely(!p))
 		return ksync__srcu_read_lock_fast_slow(ssp);
-	p += v & 1;
-	w = ksync__srcu_lock_value(*p);
-	if (ksync_unlikely(!w))
-		return ksync__srcu_read_lock_fast_slow(ssp);
-	ksync__srcu_lock_store(p, w, v); /* B */
 	return (struct ksync_srcu_ctr *)p; /* the word of the section's index */
 }
 
@@ -570,7 +601,7 @@ static KSYNC_ALWAYS_INLINE void ksync_srcu_read_unlock_fast(struct ksync_srcu_st
 static inline int ksync_srcu_down_read(struct ksync_srcu_struct *ssp)
 {
 	ksync__srcu_ensure_init(ssp);
-	int idx = (int)(KSYNC_READ_ONCE(ssp->idx) & 1);
+	int idx = KSYNC__SRCU_IDX_OF(KSYNC_READ_ONCE(ssp->idx));
 	/* B: fully ordered RMW, pairs with M0 in ksync__srcu_gp_one() */
 	(void)ksync_ulong_fetch_add(&ssp->shared.lock[idx], 1);
 	return idx;

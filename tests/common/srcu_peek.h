@@ -84,11 +84,25 @@ static inline void kt_srcu_set_gp_seq(struct ksync_srcu_struct *ssp, unsigned lo
 	pthread_mutex_unlock(&ssp->gp_mutex);
 }
 
+/*
+ * The domain's read word (key, index, mode: KSYNC__SRCU_IDX_BIT in
+ * impl/srcu_types.h) and the key field the slow paths use.
+ */
+static inline unsigned long kt_srcu_read_word(const struct ksync_srcu_struct *ssp)
+{
+	return KSYNC_READ_ONCE(ssp->idx);
+}
+
+static inline unsigned long kt_srcu_key(const struct ksync_srcu_struct *ssp)
+{
+	return KSYNC_READ_ONCE(ssp->key);
+}
+
 /* What a grace period does to the index, without its waits. */
 static inline void kt_srcu_flip(struct ksync_srcu_struct *ssp)
 {
 	pthread_mutex_lock(&ssp->gp_mutex);
-	KSYNC_WRITE_ONCE(ssp->idx, ssp->idx ^ 1);
+	KSYNC_WRITE_ONCE(ssp->idx, ssp->idx ^ KSYNC__SRCU_FLIP);
 	pthread_mutex_unlock(&ssp->gp_mutex);
 }
 

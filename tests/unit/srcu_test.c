@@ -1083,6 +1083,86 @@ KTEST(direct_words_recycled_by_cleanup_and_domains_past_them)
 		ksync_cleanup_srcu_struct(&many_ss[i]);
 }
 
+/*
+ * The read word holds the key, the index and the mode in one word
+ * (KSYNC__SRCU_IDX_BIT, impl/srcu_types.h). On a direct domain and on one
+ * past the direct words, in both modes, across flips: a section of either
+ * form counts on the current index in this thread's word of that index
+ * (the direct TLS word, or the slot's for the far domain, never entry 0's);
+ * a flip changes the index and nothing else; sections of both indexes and
+ * both forms, ended in crossed order, are each waited for.
+ */
+static void read_word_case(struct ksync_srcu_struct *ssp, bool direct)
+{
+	int first = ksync_srcu_read_lock(ssp); /* sets the domain up and registers this thread */
+	ksync_srcu_read_unlock(ssp, first);
+	const unsigned long key = kt_srcu_key(ssp), mode = kt_srcu_read_word(ssp) & KSYNC__SRCU_FENCED_BIT;
+	const unsigned long *entry0 = ksync__srcu_direct_word(0);
+
+	KCHECK_EQ(direct, key != 0);
+	KCHECK_EQ(mode != 0, (kt_srcu_id(ssp) & 1) != 0); /* the read word's mode is the domain's */
+	for (int round = 0; round < 4; round++) {
+		unsigned long v = kt_srcu_read_word(ssp);
+		int cur = (int)(v & 1);
+
+		KCHECK_EQ(v & KSYNC__SRCU_KEY_MASK, key);
+		KCHECK_EQ(v & KSYNC__SRCU_FENCED_BIT, mode);
+		KCHECK_EQ((v & KSYNC__SRCU_IDX_BIT) != 0, cur != 0); /* both index bits agree */
+		int i = ksync_srcu_read_lock(ssp);
+		struct ksync_srcu_ctr *t = ksync_srcu_read_lock_fast(ssp);
+		KCHECK_EQ(i, cur);
+		KCHECK_EQ(ksync__srcu_token_index(ssp, t), cur);
+		KCHECK((const unsigned long *)t != entry0 + cur); /* not the shared counters' token */
+		if (direct)
+			KCHECK((const unsigned long *)t == ksync__srcu_direct_word(key) + cur);
+
+		kt_srcu_flip(ssp);
+		KCHECK_EQ(kt_srcu_read_word(ssp), v ^ KSYNC__SRCU_FLIP);
+		int j = ksync_srcu_read_lock(ssp);
+		struct ksync_srcu_ctr *u = ksync_srcu_read_lock_fast(ssp);
+		KCHECK_EQ(j, cur ^ 1);
+		KCHECK_EQ(ksync__srcu_token_index(ssp, u), cur ^ 1);
+		KCHECK(u != t);
+
+		/* Crossed order: the old index's sections first, each form's own unlock. */
+		ksync_srcu_read_unlock_fast(ssp, t);
+		KCHECK(ksync_srcu_read_lock_held(ssp));
+		ksync_srcu_read_unlock(ssp, i);
+		KCHECK(ksync_srcu_read_lock_held(ssp));
+		ksync_srcu_read_unlock(ssp, j);
+		KCHECK(ksync_srcu_read_lock_held(ssp)); /* u is still open */
+		struct ksync_srcu_ctr *again = ksync_srcu_read_lock_fast(ssp); /* nested on u's word */
+		KCHECK(again == u);
+		ksync_srcu_read_unlock_fast(ssp, again);
+		/* The last section, on the new index, holds a grace period off. */
+		struct gp_probe g = { ssp, 0 };
+		pthread_t th;
+		KCHECK_EQ(pthread_create(&th, NULL, gp_probe_main, &g), 0);
+		kt_sleep_ms(5);
+		KCHECK_EQ(__atomic_load_n(&g.returned, __ATOMIC_SEQ_CST), 0);
+		ksync_srcu_read_unlock_fast(ssp, u);
+		pthread_join(th, NULL);
+		KCHECK_EQ(g.returned, 1);
+		KCHECK(!ksync_srcu_read_lock_held(ssp));
+	}
+}
+
+KTEST(read_word_key_index_and_mode)
+{
+	for (int fenced = 0; fenced < 2; fenced++) {
+		for (int i = 0; i < MANY_DOMAINS; i++)
+			KCHECK_EQ(ksync_init_srcu_struct_flags(&many_ss[i], fenced ? KSYNC_SRCU_FENCED : 0), 0);
+		for (int i = 0; i < MANY_DOMAINS; i++) /* the first ones take the direct words */
+			ksync_srcu_read_unlock(&many_ss[i], ksync_srcu_read_lock(&many_ss[i]));
+		read_word_case(&many_ss[0], true);
+		read_word_case(&many_ss[MANY_DOMAINS - 1], false);
+		for (int i = 0; i < MANY_DOMAINS; i++)
+			ksync_cleanup_srcu_struct(&many_ss[i]);
+	}
+	/* Cleanup leaves the read word of a domain never used: every section goes the slow way. */
+	KCHECK_EQ(kt_srcu_read_word(&many_ss[0]), 0UL);
+}
+
 int main(int argc, char **argv)
 {
 	return ktest_run(argc, argv);

@@ -287,7 +287,7 @@ KTEST(far_domain_and_fast_form)
 		ksync_srcu_read_unlock_fast(a, tok);
 		KCHECK(ksync_try_synchronize_srcu(a));
 		ia = ksync_srcu_read_lock(a);
-		a->idx ^= 1; /* as a flip would (this thread is the only one here) */
+		a->idx ^= KSYNC__SRCU_FLIP; /* as a flip would (this thread is the only one here) */
 		int ia2 = ksync_srcu_read_lock(a);
 		KCHECK(ia != ia2);
 		ksync_srcu_read_unlock(a, ia);

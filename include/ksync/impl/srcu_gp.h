@@ -242,10 +242,10 @@ static KSYNC_UNUSED void ksync__srcu_gp_wait_readers(struct ksync_srcu_struct *s
 	int cancel;
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 	ksync__srcu_heavy_mb(id); /* M0: pairs with every reader's B */
-	int cur = (int)(KSYNC_READ_ONCE(ssp->idx) & 1);
+	int cur = KSYNC__SRCU_IDX_OF(KSYNC_READ_ONCE(ssp->idx));
 	if (!KSYNC_PLANT(SRCU_SKIP_FIRST_WAIT)) /* the torture test's mutant */
 		ksync__srcu_wait_idx(ssp, id, cur ^ 1);
-	KSYNC_WRITE_ONCE(ssp->idx, ssp->idx ^ 1); /* the flip (bit 1, fenced, stays) */
+	KSYNC_WRITE_ONCE(ssp->idx, ssp->idx ^ KSYNC__SRCU_FLIP); /* the flip (key and mode stay) */
 	if (!KSYNC_PLANT(SRCU_SKIP_SECOND_WAIT))
 		ksync__srcu_wait_idx(ssp, id, cur);
 	/* M_end: pairs with the readers' C (see "End") */

@@ -321,7 +321,8 @@ static KSYNC_UNUSED void ksync__srcu_setup(struct ksync_srcu_struct *ssp)
 	ksync_srcu_direct_used |= 1UL << k;
 	/* Once: the fast path of a static domain's first readers loads both meanwhile. */
 	KSYNC_WRITE_ONCE(ssp->key, k * sizeof(struct ksync_srcu_words));
-	KSYNC_WRITE_ONCE(ssp->idx, fenced ? 2UL : 0UL); /* bit 1: fenced, for the fast path */
+	/* The read word: the key, index 0, the mode (see KSYNC__SRCU_IDX_BIT) */
+	KSYNC_WRITE_ONCE(ssp->idx, k * sizeof(struct ksync_srcu_words) | (fenced ? KSYNC__SRCU_FENCED_BIT : 0UL));
 	ksync_list_add(&ssp->dlink, &ksync_srcu_domains);
 	/* Publishes the initialised domain to ksync__srcu_ensure_init() */
 	ksync_smp_store_release(&ssp->id, (n << 1) | (fenced ? 1UL : 0UL));

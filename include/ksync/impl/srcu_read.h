@@ -8,8 +8,9 @@
  * Slots. Each (thread, domain) pair has a slot with one word per index:
  * word i is 0 until the slot is on the domain's list; then it holds REG (1)
  * plus ONE (2) per open section of the thread counted on index i. Every
- * lock, nested or not, counts on the current index i = ssp->idx & 1 (as the
- * kernel's per-index counters do), in word i: an outermost one stores the
+ * lock, nested or not, counts on the current index i (the read word's
+ * KSYNC__SRCU_IDX_OF()), as the kernel's per-index counters do, in word i:
+ * an outermost one stores the
  * constant REG + ONE (a value that does not depend on a previous load), a
  * nested one adds ONE. An unlock takes ONE off the word of the index its
  * lock returned (ksync_srcu_read_unlock()), or off the word its token names
@@ -25,15 +26,20 @@
  * Where the words are. The read side finds them with no lookup: a domain
  * set up while one of KSYNC_SRCU_DIRECT - 1 entries is free owns entry k of
  * every thread's TLS words (ksync_srcu_self.words[k]) and its key is that
- * entry's offset; the fast path reads the word at the key and takes the
- * slow path unless it is registered. A thread's first section registers
+ * entry's offset. The domain's read word (ssp->idx) holds the key, the
+ * current index and the mode, so that one load gives the offset of the
+ * word of the current index (KSYNC__SRCU_IDX_BIT in impl/srcu_types.h);
+ * the fast path reads that word and takes the slow path unless it is
+ * registered. A thread's first section registers
  * the entry (slot on the list, then the word to REG); thread exit
  * unregisters every entry before the TLS goes away (the exit hook, so the
  * direct words are used only once it is armed); cleanup puts the entry of
  * each thread back to 0 before it is handed to the next domain. Entry 0 is
  * never registered: the key of a domain without direct words (more than
  * KSYNC_SRCU_DIRECT - 1 at once) or not set up yet, whose words live in the
- * slot and are reached by the slow path through the per-thread cache.
+ * slot: the inline paths, having found entry 0's word unregistered, look at
+ * the first two entries of the per-thread cache, and the slow path at the
+ * rest.
  *
  *
  * Private: include <ksync/srcu.h>, which declares and documents every public
@@ -294,7 +300,7 @@ static KSYNC_UNUSED unsigned long *ksync__srcu_lock_any(struct ksync_srcu_struct
 		s = ksync__srcu_get_slot(ssp, true);
 		id = KSYNC_READ_ONCE(ssp->id);
 	}
-	int idx = (int)(KSYNC_READ_ONCE(ssp->idx) & 1);
+	int idx = KSYNC__SRCU_IDX_OF(KSYNC_READ_ONCE(ssp->idx));
 
 	*idxp = idx;
 	if (!s) {

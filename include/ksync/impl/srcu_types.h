@@ -114,6 +114,31 @@ struct ksync_srcu_words {
 };
 
 /*
+ * The domain's read word (ssp->idx), the one word the read side loads. Bit 0
+ * is the index new readers count on, and so is the bit of value
+ * KSYNC__SRCU_IDX_BIT (a word's size: bit 3 on LP64): the flip toggles both
+ * (KSYNC__SRCU_FLIP). Bit 1 (KSYNC__SRCU_FENCED_BIT) is the fenced mode (no
+ * membarrier). The bits above KSYNC__SRCU_IDX_BIT are the domain's key, the
+ * offset of its direct words in ksync_srcu_self (0: none).
+ *
+ * A key is a multiple of sizeof(struct ksync_srcu_words) (two words) and a
+ * word of index i lies i words past its key, so v & KSYNC__SRCU_WORD_MASK
+ * (the key plus the index's word) is the offset of this thread's word of
+ * the current index, and v & 1 is the index: the fast path finds the word
+ * with one load, one mask and one add, and the index with one more mask.
+ * Setup writes the key and the mode once (index 0); cleanup writes 0
+ * (entry 0, never registered: every section takes the slow path).
+ */
+#define KSYNC__SRCU_FENCED_BIT 2UL
+#define KSYNC__SRCU_IDX_BIT ((unsigned long)sizeof(unsigned long))
+#define KSYNC__SRCU_FLIP (KSYNC__SRCU_IDX_BIT | 1UL)
+#define KSYNC__SRCU_WORD_MASK (~(KSYNC__SRCU_IDX_BIT - 1))
+#define KSYNC__SRCU_KEY_MASK (~(2 * KSYNC__SRCU_IDX_BIT - 1))
+
+/* The index (0 or 1) of the read word @v. */
+#define KSYNC__SRCU_IDX_OF(v) ((int)((v) & 1))
+
+/*
  * KSYNC_SRCU_DIRECT - per-thread words for this many domains at once (minus
  * one: entry 0 is never registered), in the thread's TLS, reached by the
  * read side from the domain's key with no lookup. Domains beyond them keep
@@ -124,12 +149,15 @@ struct ksync_srcu_words {
 /*
  * struct ksync_srcu_slot - one thread's registration with one domain
  * (internal): its place on the domain's list, and where its words are.
+ * @own: the words of a domain without direct words; first, so that the
+ * read side's inline path for such domains (ksync__srcu_far_ent()) finds
+ * them at the slot's own address.
  * @w: the words, index 0 then 1: the owner's direct TLS entry of the
  * domain (ksync_srcu_thread.words), or @own.
  */
 struct ksync_srcu_slot {
-	unsigned long *w;
 	unsigned long own[2];
+	unsigned long *w;
 	unsigned long id;		  /* the domain's id when created; immutable */
 	struct ksync_srcu_struct *ssp;	  /* NULL once the domain is gone (global lock) */
 	struct ksync_list_head dnode;	  /* on ssp->slots, under ssp->lock */
@@ -208,7 +236,7 @@ struct ksync_srcu_struct {
 	/* Read mostly: what readers load. */
 	unsigned long key;	/* offset of the direct words in ksync_srcu_self (0: none) */
 	unsigned long id;	/* unique, nonzero once set up; bit 0: fenced mode */
-	unsigned long idx;	/* bit 0: the index new readers count on; bit 1: fenced mode */
+	unsigned long idx;	/* the read word: key, index, fenced mode (KSYNC__SRCU_IDX_BIT) */
 	int gp_waiting;		/* enum ksync__srcu_gp_waiting */
 	unsigned int flags;	/* KSYNC_SRCU_* given at init */
 
