@@ -202,6 +202,23 @@ struct ksync_shrinker_registry {
 	 */
 	struct ksync_shrinker_record *record_warm;
 	int record_warm_len;
+	/*
+	 * Under the mutex: records released while a reader might hold them,
+	 * oldest first, for reuse after a grace period (records.c, "Polled
+	 * reuse"). The first ones form the groups of @polled_grp, each
+	 * stamped with one cookie; the last @polled_unstamped have none yet.
+	 * At most RECORD_POLLED_MAX in all.
+	 */
+	struct ksync_shrinker_record *record_polled, *record_polled_tail;
+	int record_polled_len;
+	int polled_unstamped;
+	int polled_grp_head, polled_grp_len; /* a ring of POLLED_GROUPS */
+	struct {
+		unsigned long cookie; /* ksync_get_state_synchronize_srcu(), after their unlinks */
+		int n;                /* records of the group not reused yet */
+	} polled_grp[KSYNC_SHRINKER_REUSE_GROUPS];
+	bool poll_done_valid;
+	unsigned long poll_done; /* the newest cookie a poll saw done (poll_done_valid: one did) */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -312,8 +329,19 @@ id_lookup(struct ksync_shrinker_registry *reg, unsigned int id)
 
 /* records.c */
 struct ksync_shrinker_record *ksync__shr_record_alloc_locked(struct ksync_shrinker_registry *reg);
-struct ksync_shrinker_record *ksync__shr_record_release_locked(struct ksync_shrinker_record *rec);
-void ksync__shr_records_queue(struct ksync_shrinker_registry *reg, struct ksync_shrinker_record *batch);
+/* What a release leaves for after the unlock: a full batch to queue, a grace period to start. */
+struct record_release {
+	struct ksync_shrinker_record *batch;
+	bool start_poll;
+};
+struct record_release ksync__shr_record_release_locked(struct ksync_shrinker_record *rec);
+void ksync__shr_records_queue_slow(struct ksync_shrinker_registry *reg, struct record_release r);
+/* Do what a release left for after the unlock (mutex not held; hot: the test inline). */
+static inline void ksync__shr_records_queue(struct ksync_shrinker_registry *reg, struct record_release r)
+{
+	if (ksync_unlikely(r.batch || r.start_poll))
+		ksync__shr_records_queue_slow(reg, r);
+}
 void ksync__shr_record_release(struct ksync_shrinker_record *rec);
 void ksync__shr_records_flush_locked_batch(struct ksync_shrinker_registry *reg);
 void ksync__shr_records_destroy(struct ksync_shrinker_registry *reg);

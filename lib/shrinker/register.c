@@ -403,7 +403,7 @@ static KSYNC_NOINLINE int unregister_wait(struct ksync_site at, struct ksync_shr
  */
 static int unregister_finish(struct ksync_site at, struct ksync_shrinker_record *rec, bool release)
 {
-	struct ksync_shrinker_record *batch = NULL;
+	struct record_release r = { NULL, false };
 	struct ksync_shrinker_registry *reg = rec->reg;
 	/*
 	 * Drop the initial reference. When it was the last one (no walker is
@@ -430,9 +430,9 @@ static int unregister_finish(struct ksync_site at, struct ksync_shrinker_record 
 	retire_deferred_locked(rec);
 	ksync_atomic_set(&rec->state, RECORD_UNREGISTERED);
 	if (release)
-		batch = ksync__shr_record_release_locked(rec); /* after this, freed a grace period later */
+		r = ksync__shr_record_release_locked(rec); /* after this, reused or freed a grace period later */
 	pthread_mutex_unlock(&reg->mutex);
-	ksync__shr_records_queue(reg, batch);
+	ksync__shr_records_queue(reg, r);
 	return 0;
 }
 
