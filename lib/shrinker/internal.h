@@ -177,8 +177,8 @@ struct ksync_shrinker_registry {
 	struct ksync_list_head infos; /* group infos of online groups */
 	/* Writers only: infos whose offline has not reparented their counters yet. */
 	struct ksync_list_head dying_infos;
-	/* Writers only (under the mutex). */
-	pthread_mutex_t mutex KSYNC_CACHELINE_ALIGNED;
+	/* Writers only (under the mutex: reg_lock(), below). */
+	ksync_atomic_t mutex KSYNC_CACHELINE_ALIGNED;
 	unsigned long *ids_used;
 	unsigned int ids_cap;
 	unsigned int ids_free_hint; /* no word of ids_used below it has a free bit */
@@ -242,6 +242,47 @@ static KSYNC_ALWAYS_INLINE void yield_point(int point)
 #else
 	(void)point;
 #endif
+}
+
+/* ------------------------------------------------------------------------ */
+/* The writers' lock (registry.c)                                           */
+
+/*
+ * reg->mutex is a futex word, not a pthread mutex: 0 free, 1 held, 2 held
+ * and a thread may sleep on it. At idle a register + unregister takes it
+ * twice, and glibc's lock and unlock cost about 55 instructions a pair
+ * (type and elision checks, calls); here the pair is one cmpxchg and one
+ * exchange, inline. Contended, the locker spins briefly, then marks the
+ * word 2 and sleeps on the futex; the unlock that finds 2 wakes one
+ * sleeper, which takes the lock as 2 again (it cannot know whether others
+ * sleep), so no wake-up is lost. Not recursive, not robust, as the pthread
+ * mutex it replaces (PTHREAD_MUTEX_DEFAULT). Under a scheduler of
+ * <ksync/fuzzing.h> the lock is a preemption point and a busy lock yields,
+ * as ksync__mutex_lock() does.
+ *
+ * M1/M2: the lock's fully ordered cmpxchg or exchange (acquire) reads the
+ * value the previous holder's fully ordered exchange (release) wrote: the
+ * critical sections are ordered one after the other.
+ */
+void ksync__shr_lock_slow(struct ksync_shrinker_registry *reg);
+void ksync__shr_unlock_wake(struct ksync_shrinker_registry *reg);
+
+static KSYNC_ALWAYS_INLINE void reg_lock(struct ksync_shrinker_registry *reg)
+{
+	int free_word = 0;
+
+	/* M1 (fully ordered); a scheduler takes the slow path, which yields. */
+	if (ksync_likely(!__atomic_load_n(&ksync_sched_hook, __ATOMIC_RELAXED)) &&
+	    ksync_likely(ksync_atomic_try_cmpxchg(&reg->mutex, &free_word, 1)))
+		return;
+	ksync__shr_lock_slow(reg);
+}
+
+static KSYNC_ALWAYS_INLINE void reg_unlock(struct ksync_shrinker_registry *reg)
+{
+	/* M2: fully ordered; the critical section before the word is free. */
+	if (ksync_unlikely(ksync_atomic_xchg(&reg->mutex, 0) == 2))
+		ksync__shr_unlock_wake(reg);
 }
 
 /* ------------------------------------------------------------------------ */

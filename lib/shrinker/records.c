@@ -132,9 +132,9 @@ static void queue_batch(struct ksync_shrinker_registry *reg, struct ksync_shrink
 /* Queue the pending batch now (synchronize, registry destroy). */
 void ksync__shr_records_flush_locked_batch(struct ksync_shrinker_registry *reg)
 {
-	ksync__mutex_lock(&reg->mutex);
+	reg_lock(reg);
 	struct ksync_shrinker_record *batch = take_batch_locked(reg);
-	pthread_mutex_unlock(&reg->mutex);
+	reg_unlock(reg);
 	queue_batch(reg, batch);
 }
 
@@ -306,7 +306,7 @@ void ksync__shr_record_release(struct ksync_shrinker_record *rec)
 {
 	struct ksync_shrinker_registry *reg = rec->reg;
 
-	ksync__mutex_lock(&reg->mutex);
+	reg_lock(reg);
 	/*
 	 * Unregistered records were unlinked and retired at unregister;
 	 * prepared ones (linked since prepare, refcount 0: no walker holds
@@ -317,7 +317,7 @@ void ksync__shr_record_release(struct ksync_shrinker_record *rec)
 		retire_deferred_locked(rec);
 	}
 	struct record_release r = ksync__shr_record_release_locked(rec);
-	pthread_mutex_unlock(&reg->mutex);
+	reg_unlock(reg);
 	ksync__shr_records_queue(reg, r);
 }
 
@@ -467,7 +467,7 @@ const char *ksync__shr_name_get(struct ksync_shrinker_record *rec)
 	if (ksync_atomic_read_acquire(&rec->name_lazy)) {
 		struct ksync_shrinker_registry *reg = rec->reg;
 
-		ksync__mutex_lock(&reg->mutex);
+		reg_lock(reg);
 		if (ksync_atomic_read(&rec->name_lazy)) {
 			char buf[sizeof(rec->name)];
 
@@ -476,7 +476,7 @@ const char *ksync__shr_name_get(struct ksync_shrinker_record *rec)
 			/* N1: release; the formatted name before the flag. */
 			ksync_atomic_set_release(&rec->name_lazy, 0);
 		}
-		pthread_mutex_unlock(&reg->mutex);
+		reg_unlock(reg);
 	}
 	return rec->name;
 }

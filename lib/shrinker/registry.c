@@ -122,6 +122,41 @@
 
 
 /* ------------------------------------------------------------------------ */
+/* The writers' lock: its slow paths (internal.h has the theory, M1/M2)      */
+
+void ksync__shr_lock_slow(struct ksync_shrinker_registry *reg)
+{
+	int v;
+
+	if (__atomic_load_n(&ksync_sched_hook, __ATOMIC_RELAXED)) {
+		ksync__sched_preempt(&reg->mutex); /* another thread may run first */
+		for (;;) {
+			v = 0;
+			if (ksync_atomic_try_cmpxchg(&reg->mutex, &v, 1)) /* M1 */
+				return;
+			(void)ksync__sched_yield(&reg->mutex);
+		}
+	}
+	/* A holder's critical section is short: spin a little before sleeping. */
+	for (int spin = 0; spin < 100; spin++) {
+		v = ksync_atomic_read(&reg->mutex);
+		if (v == 0 && ksync_atomic_try_cmpxchg(&reg->mutex, &v, 1)) /* M1 */
+			return;
+		if (v == 2)
+			break; /* others sleep already: join them */
+		ksync_cpu_relax();
+	}
+	/* M1: the exchange that finds 0 takes the lock (as 2: others may sleep). */
+	while (ksync_atomic_xchg(&reg->mutex, 2) != 0)
+		ksync_futex_wait(&reg->mutex, 2);
+}
+
+void ksync__shr_unlock_wake(struct ksync_shrinker_registry *reg)
+{
+	(void)ksync__futex_wake(&reg->mutex.counter, 1);
+}
+
+/* ------------------------------------------------------------------------ */
 /* Registries                                                               */
 
 static void registry_free(struct ksync_shrinker_registry *reg)
@@ -133,7 +168,6 @@ static void registry_free(struct ksync_shrinker_registry *reg)
 	}
 	ksync__shr_shrinker_ids_destroy(reg);
 	ksync_cleanup_srcu_struct(&reg->srcu);
-	pthread_mutex_destroy(&reg->mutex);
 	free(reg);
 }
 
@@ -156,7 +190,7 @@ struct ksync_shrinker_registry *ksync__shrinker_registry_create(KSYNC_SITE_ARGS,
 		free(reg);
 		return NULL;
 	}
-	pthread_mutex_init(&reg->mutex, NULL);
+	ksync_atomic_set(&reg->mutex, 0);
 	ksync_init_list_head(&reg->shrinkers);
 	ksync_init_list_head(&reg->infos);
 	ksync_init_list_head(&reg->dying_infos);
@@ -184,9 +218,9 @@ int ksync__shrinker_registry_destroy(KSYNC_SITE_ARGS, struct ksync_shrinker_regi
 
 	if (!reg)
 		return -EINVAL;
-	ksync__mutex_lock(&reg->mutex);
+	reg_lock(reg);
 	bool busy = reg->nr_records_alive != 0;
-	pthread_mutex_unlock(&reg->mutex);
+	reg_unlock(reg);
 	busy |= ksync_memgroup_nr_groups(reg->groups) != 0;
 	if (MISUSE(at, busy, "ksync_shrinker_registry_destroy: shrinkers or groups remain; leaking the registry"))
 		return -EBUSY;
