@@ -86,8 +86,8 @@ struct ksync_srcu_struct *ksync_shrinker_registry_srcu(struct ksync_shrinker_reg
  * its group's grace period has ended. Tests release a group's worth to
  * reach the path.
  */
-#define KSYNC_SHRINKER_REUSE_BATCH 256
-#define KSYNC_SHRINKER_REUSE_GROUPS 4
+#define KSYNC_SHRINKER_REUSE_BATCH 1024
+#define KSYNC_SHRINKER_REUSE_GROUPS 2
 
 KSYNC_EXTERN_C_END
 
