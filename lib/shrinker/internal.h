@@ -4,13 +4,14 @@
  * files share. The theory of operation, with every barrier pair, opens
  * registry.c; each file says which part it implements.
  *
- * Files, by job, and whom each calls besides seams.c and context.c (one way
- * only: no file calls back into a file that calls it; tests/hygiene checks
- * it with nm):
+ * Files, by job, and whom each calls besides seams.c, context.c and
+ * lock.c (one way only: no file calls back into a file that calls it;
+ * tests/hygiene checks it with nm):
  *   registry.c    registries (create, destroy, the default one), the group
  *                 wrappers of <ksync/shrinker.h>  -> ids, records, group_info
  *   seams.c       the yield hook (<ksync/shrinker_testing.h>)  -> (none)
  *   context.c     the shrinkers this thread is calling into  -> (none)
+ *   lock.c        the writers' lock's slow paths (reg->mutex) -> (none)
  *   ids.c         shrinker ids, the id table                 -> (none)
  *   records.c     records: allocation, the recycling cache, batched frees,
  *                 names (captured at prepare, formatted on first read)
@@ -245,7 +246,7 @@ static KSYNC_ALWAYS_INLINE void yield_point(int point)
 }
 
 /* ------------------------------------------------------------------------ */
-/* The writers' lock (registry.c)                                           */
+/* The writers' lock (lock.c)                                               */
 
 /*
  * reg->mutex is a futex word, not a pthread mutex: 0 free, 1 held, 2 held
