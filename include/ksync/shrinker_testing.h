@@ -78,6 +78,17 @@ void ksync_shrinker_set_yield_hook(void (*hook)(int point, void *arg), void *arg
  */
 struct ksync_srcu_struct *ksync_shrinker_registry_srcu(struct ksync_shrinker_registry *reg);
 
+/*
+ * Polled record reuse (lib/shrinker/records.c, docs/shrinker.md): while
+ * another thread may read, released records wait in groups of
+ * KSYNC_SHRINKER_REUSE_BATCH, each with one grace period cookie, at most
+ * KSYNC_SHRINKER_REUSE_GROUPS groups; a registration reuses the oldest once
+ * its group's grace period has ended. Tests release a group's worth to
+ * reach the path.
+ */
+#define KSYNC_SHRINKER_REUSE_BATCH 1024
+#define KSYNC_SHRINKER_REUSE_GROUPS 2
+
 KSYNC_EXTERN_C_END
 
 #endif /* KSYNC_SHRINKER_TESTING_H */

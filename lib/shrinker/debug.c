@@ -224,10 +224,10 @@ long ksync__shrinker_deferred(KSYNC_SITE_ARGS, struct ksync_shrinker *s, struct 
 	if (err)
 		return err;
 	if (!group) { /* see ksync__shrinker_add_deferred() */
-		ksync__mutex_lock(&d.reg->mutex);
+		reg_lock(d.reg);
 		if (!d.rec->deferred_retired)
 			ret = ksync_atomic_long_read(&d.rec->nr_deferred[nid]);
-		pthread_mutex_unlock(&d.reg->mutex);
+		reg_unlock(d.reg);
 		debug_exit(&d);
 		return ret;
 	}
@@ -261,12 +261,12 @@ int ksync__shrinker_add_deferred(KSYNC_SITE_ARGS, struct ksync_shrinker *s, stru
 		 */
 		int ret = -ENOENT;
 
-		ksync__mutex_lock(&d.reg->mutex);
+		reg_lock(d.reg);
 		if (!d.rec->deferred_retired) {
 			ksync_atomic_long_add(nr, &d.rec->nr_deferred[nid]);
 			ret = 0;
 		}
-		pthread_mutex_unlock(&d.reg->mutex);
+		reg_unlock(d.reg);
 		debug_exit(&d);
 		return ret;
 	}
@@ -302,7 +302,7 @@ void ksync_shrinker_deferred_total(struct ksync_shrinker_registry *reg,
 	reg = ksync__shr_reg_or_default(reg);
 	if (!reg)
 		return;
-	ksync__mutex_lock(&reg->mutex);
+	reg_lock(reg);
 	ksync_list_for_each_entry(info, &reg->infos, list)
 		out->in_groups += group_deferred_locked(info);
 	/* Groups going offline: their work is not reparented yet. */
@@ -313,5 +313,5 @@ void ksync_shrinker_deferred_total(struct ksync_shrinker_registry *reg,
 			out->in_shrinkers += ksync_atomic_long_read(&rec->nr_deferred[nid]);
 	out->orphaned = ksync_atomic_long_read(&reg->orphaned);
 	out->retired = ksync_atomic_long_read(&reg->retired);
-	pthread_mutex_unlock(&reg->mutex);
+	reg_unlock(reg);
 }

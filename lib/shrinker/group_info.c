@@ -101,7 +101,7 @@ static int info_online(struct ksync_memgroup *g, int slot, void *priv)
 		return -ENOMEM;
 	info->reg = reg;
 	info->group = g;
-	ksync__mutex_lock(&reg->mutex);
+	reg_lock(reg);
 	for (int nid = 0; nid < reg->nr_nodes; nid++) {
 		struct ksync_sized_map *m = ksync_sized_map_alloc(reg->nr_max, sizeof(ksync_atomic_long_t));
 		struct ksync_sized_map *sm =
@@ -110,7 +110,7 @@ static int info_online(struct ksync_memgroup *g, int slot, void *priv)
 		KSYNC_RCU_INIT_POINTER(info->node[nid].bits, m);
 		KSYNC_RCU_INIT_POINTER(info->node[nid].summary, sm);
 		if (!m || !sm) {
-			pthread_mutex_unlock(&reg->mutex);
+			reg_unlock(reg);
 			info_free_maps(info, false); /* never published */
 			free(info);
 			return -ENOMEM;
@@ -118,7 +118,7 @@ static int info_online(struct ksync_memgroup *g, int slot, void *priv)
 	}
 	/* Publishes the info and its maps to the debug walkers of reg->infos. */
 	ksync_list_add_tail_rcu(&info->list, &reg->infos);
-	pthread_mutex_unlock(&reg->mutex);
+	reg_unlock(reg);
 	ksync_memgroup_set_slot(g, slot, info);
 	return 0;
 }
@@ -186,12 +186,12 @@ static void info_offline(struct ksync_memgroup *g, int slot, void *priv)
 	struct ksync_memgroup *parent = ksync_memgroup_parent(g);
 	int ridx;
 
-	ksync__mutex_lock(&reg->mutex);
+	reg_lock(reg);
 	KSYNC_WRITE_ONCE(info->dead, 1); /* D1 */
 	ksync_list_del_rcu(&info->list);
 	/* Its counters stay in the ledger until they are moved below. */
 	ksync_list_add_tail(&info->dying, &reg->dying_infos);
-	pthread_mutex_unlock(&reg->mutex);
+	reg_unlock(reg);
 
 	yield_point(KSYNC_SHRINKER_YP_GROUP_BEFORE_WAIT);
 	ksync_synchronize_srcu(&reg->srcu);
@@ -199,7 +199,7 @@ static void info_offline(struct ksync_memgroup *g, int slot, void *priv)
 	yield_point(KSYNC_SHRINKER_YP_GROUP_WAIT_WALKERS);
 	wait_parked(info);
 
-	ksync__mutex_lock(&reg->mutex);
+	reg_lock(reg);
 	ksync_list_del(&info->dying);
 	/* Q (see ids.c): the map frees below are queued unthrottled. */
 	ridx = ksync_srcu_read_lock(&reg->srcu);
@@ -207,7 +207,7 @@ static void info_offline(struct ksync_memgroup *g, int slot, void *priv)
 	reparent_locked(info, parent ? ksync_memgroup_slot(parent, slot) : NULL);
 	info_free_maps(info, true);
 	ksync_srcu_read_unlock(&reg->srcu, ridx);
-	pthread_mutex_unlock(&reg->mutex);
+	reg_unlock(reg);
 }
 
 static void free_rcu_info(struct ksync_rcu_head *head)
@@ -233,14 +233,14 @@ static void info_release(struct ksync_memgroup *g, int slot, void *priv)
 		 * reg->infos, where the debug walks of reg->srcu find it: freed
 		 * on that domain.
 		 */
-		ksync__mutex_lock(&reg->mutex);
+		reg_lock(reg);
 		KSYNC_WRITE_ONCE(info->dead, 1);
 		ksync_list_del_rcu(&info->list);
 		int ridx = ksync_srcu_read_lock(&reg->srcu); /* Q */
 		reparent_locked(info, NULL);
 		info_free_maps(info, true);
 		ksync_srcu_read_unlock(&reg->srcu, ridx);
-		pthread_mutex_unlock(&reg->mutex);
+		reg_unlock(reg);
 		ksync_memgroup_set_slot(g, slot, NULL);
 		ksync_call_srcu(&reg->srcu, &info->rcu, free_rcu_info);
 		return;

@@ -4,13 +4,14 @@
  * files share. The theory of operation, with every barrier pair, opens
  * registry.c; each file says which part it implements.
  *
- * Files, by job, and whom each calls besides seams.c and context.c (one way
- * only: no file calls back into a file that calls it; tests/hygiene checks
- * it with nm):
+ * Files, by job, and whom each calls besides seams.c, context.c and
+ * lock.c (one way only: no file calls back into a file that calls it;
+ * tests/hygiene checks it with nm):
  *   registry.c    registries (create, destroy, the default one), the group
  *                 wrappers of <ksync/shrinker.h>  -> ids, records, group_info
  *   seams.c       the yield hook (<ksync/shrinker_testing.h>)  -> (none)
  *   context.c     the shrinkers this thread is calling into  -> (none)
+ *   lock.c        the writers' lock's slow paths (reg->mutex) -> (none)
  *   ids.c         shrinker ids, the id table                 -> (none)
  *   records.c     records: allocation, the recycling cache, batched frees,
  *                 names (captured at prepare, formatted on first read)
@@ -177,8 +178,8 @@ struct ksync_shrinker_registry {
 	struct ksync_list_head infos; /* group infos of online groups */
 	/* Writers only: infos whose offline has not reparented their counters yet. */
 	struct ksync_list_head dying_infos;
-	/* Writers only (under the mutex). */
-	pthread_mutex_t mutex KSYNC_CACHELINE_ALIGNED;
+	/* Writers only (under the mutex: reg_lock(), below). */
+	ksync_atomic_t mutex KSYNC_CACHELINE_ALIGNED;
 	unsigned long *ids_used;
 	unsigned int ids_cap;
 	unsigned int ids_free_hint; /* no word of ids_used below it has a free bit */
@@ -202,6 +203,23 @@ struct ksync_shrinker_registry {
 	 */
 	struct ksync_shrinker_record *record_warm;
 	int record_warm_len;
+	/*
+	 * Under the mutex: records released while a reader might hold them,
+	 * oldest first, for reuse after a grace period (records.c, "Polled
+	 * reuse"). The first ones form the groups of @polled_grp, each
+	 * stamped with one cookie; the last @polled_unstamped have none yet.
+	 * At most RECORD_POLLED_MAX in all.
+	 */
+	struct ksync_shrinker_record *record_polled, *record_polled_tail;
+	int record_polled_len;
+	int polled_unstamped;
+	int polled_grp_head, polled_grp_len; /* a ring of POLLED_GROUPS */
+	struct {
+		unsigned long cookie; /* ksync_get_state_synchronize_srcu(), after their unlinks */
+		int n;                /* records of the group not reused yet */
+	} polled_grp[KSYNC_SHRINKER_REUSE_GROUPS];
+	bool poll_done_valid;
+	unsigned long poll_done; /* the newest cookie a poll saw done (poll_done_valid: one did) */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -225,6 +243,47 @@ static KSYNC_ALWAYS_INLINE void yield_point(int point)
 #else
 	(void)point;
 #endif
+}
+
+/* ------------------------------------------------------------------------ */
+/* The writers' lock (lock.c)                                               */
+
+/*
+ * reg->mutex is a futex word, not a pthread mutex: 0 free, 1 held, 2 held
+ * and a thread may sleep on it. At idle a register + unregister takes it
+ * twice, and glibc's lock and unlock cost about 55 instructions a pair
+ * (type and elision checks, calls); here the pair is one cmpxchg and one
+ * exchange, inline. Contended, the locker spins briefly, then marks the
+ * word 2 and sleeps on the futex; the unlock that finds 2 wakes one
+ * sleeper, which takes the lock as 2 again (it cannot know whether others
+ * sleep), so no wake-up is lost. Not recursive, not robust, as the pthread
+ * mutex it replaces (PTHREAD_MUTEX_DEFAULT). Under a scheduler of
+ * <ksync/fuzzing.h> the lock is a preemption point and a busy lock yields,
+ * as ksync__mutex_lock() does.
+ *
+ * M1/M2: the lock's fully ordered cmpxchg or exchange (acquire) reads the
+ * value the previous holder's fully ordered exchange (release) wrote: the
+ * critical sections are ordered one after the other.
+ */
+void ksync__shr_lock_slow(struct ksync_shrinker_registry *reg);
+void ksync__shr_unlock_wake(struct ksync_shrinker_registry *reg);
+
+static KSYNC_ALWAYS_INLINE void reg_lock(struct ksync_shrinker_registry *reg)
+{
+	int free_word = 0;
+
+	/* M1 (fully ordered); a scheduler takes the slow path, which yields. */
+	if (ksync_likely(!__atomic_load_n(&ksync_sched_hook, __ATOMIC_RELAXED)) &&
+	    ksync_likely(ksync_atomic_try_cmpxchg(&reg->mutex, &free_word, 1)))
+		return;
+	ksync__shr_lock_slow(reg);
+}
+
+static KSYNC_ALWAYS_INLINE void reg_unlock(struct ksync_shrinker_registry *reg)
+{
+	/* M2: fully ordered; the critical section before the word is free. */
+	if (ksync_unlikely(ksync_atomic_xchg(&reg->mutex, 0) == 2))
+		ksync__shr_unlock_wake(reg);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -312,8 +371,19 @@ id_lookup(struct ksync_shrinker_registry *reg, unsigned int id)
 
 /* records.c */
 struct ksync_shrinker_record *ksync__shr_record_alloc_locked(struct ksync_shrinker_registry *reg);
-struct ksync_shrinker_record *ksync__shr_record_release_locked(struct ksync_shrinker_record *rec);
-void ksync__shr_records_queue(struct ksync_shrinker_registry *reg, struct ksync_shrinker_record *batch);
+/* What a release leaves for after the unlock: a full batch to queue, a grace period to start. */
+struct record_release {
+	struct ksync_shrinker_record *batch;
+	bool start_poll;
+};
+struct record_release ksync__shr_record_release_locked(struct ksync_shrinker_record *rec);
+void ksync__shr_records_queue_slow(struct ksync_shrinker_registry *reg, struct record_release r);
+/* Do what a release left for after the unlock (mutex not held; hot: the test inline). */
+static inline void ksync__shr_records_queue(struct ksync_shrinker_registry *reg, struct record_release r)
+{
+	if (ksync_unlikely(r.batch || r.start_poll))
+		ksync__shr_records_queue_slow(reg, r);
+}
 void ksync__shr_record_release(struct ksync_shrinker_record *rec);
 void ksync__shr_records_flush_locked_batch(struct ksync_shrinker_registry *reg);
 void ksync__shr_records_destroy(struct ksync_shrinker_registry *reg);

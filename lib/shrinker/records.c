@@ -36,6 +36,31 @@
  * waits, so it is allowed under reg->mutex; on failure the record joins the
  * batch, as before. The bound (RECORD_WARM_MAX) keeps a burst of idle
  * unregisters from holding memory; past it, records take the batch path.
+ *
+ * Polled reuse. A thread that walked once and is alive makes the try fail
+ * for good (it may enter again with no barrier the try could pair with), so
+ * in a program whose reclaim threads have run, the warm path above never
+ * applies. A release the try refuses appends the record to record_polled,
+ * a FIFO (at most RECORD_POLLED_MAX), with no cookie yet. When
+ * KSYNC_SHRINKER_REUSE_BATCH records wait unstamped, the release takes one
+ * ksync_get_state_synchronize_srcu() cookie for all of them (in the
+ * critical section of the last unlink, after every one of theirs: the
+ * cookie's full barrier orders the unlinks before its grace period), closes
+ * them into a group of polled_grp, and asks the domain's helper for that
+ * grace period after the unlock (ksync_start_poll_synchronize_srcu(), whose
+ * own cookie is taken later, so satisfies the group's; it is not called
+ * under reg->mutex because it waits for the grace period itself when the
+ * helper cannot start, and readers may wait for that mutex). A registration
+ * takes the FIFO's oldest record once ksync_poll_state_synchronize_srcu()
+ * says its group's cookie is done: every reader that could have found the
+ * record has left its section. Cookies never decrease along the groups
+ * (stamped in mutex order), so the newest one seen done (poll_done) spares
+ * the later polls of that group. So a grace period, its cookie's barrier
+ * and its wake-up are paid once per group, not per record; and the records
+ * never leave this thread's caches (the batch path's callback writes them
+ * on the helper's CPU). Unstamped records wait for more releases: at most a
+ * group's worth of memory held, as the pending batch holds. When the ring
+ * of groups is full, records take the batch path.
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -48,6 +73,14 @@
 #define RECORD_CACHE_MAX 4096
 #define FREE_BATCH 256
 #define RECORD_WARM_MAX 64
+#define POLLED_GROUPS KSYNC_SHRINKER_REUSE_GROUPS
+#define RECORD_POLLED_MAX (POLLED_GROUPS * KSYNC_SHRINKER_REUSE_BATCH)
+
+/* Wrap-safe: is cookie @a at or past cookie @b? */
+static inline bool cookie_ge(unsigned long a, unsigned long b)
+{
+	return (long)(a - b) >= 0;
+}
 
 /* call_srcu callback: recycle or free a batch of records chained through free_next. */
 static void free_rcu_record_batch(struct ksync_rcu_head *head)
@@ -99,16 +132,16 @@ static void queue_batch(struct ksync_shrinker_registry *reg, struct ksync_shrink
 /* Queue the pending batch now (synchronize, registry destroy). */
 void ksync__shr_records_flush_locked_batch(struct ksync_shrinker_registry *reg)
 {
-	ksync__mutex_lock(&reg->mutex);
+	reg_lock(reg);
 	struct ksync_shrinker_record *batch = take_batch_locked(reg);
-	pthread_mutex_unlock(&reg->mutex);
+	reg_unlock(reg);
 	queue_batch(reg, batch);
 }
 
 /* After the registry's last grace period: free the cache. */
 void ksync__shr_records_destroy(struct ksync_shrinker_registry *reg)
 {
-	struct ksync_shrinker_record *lists[3] = {
+	struct ksync_shrinker_record *lists[4] = {
 		(struct ksync_shrinker_record *)ksync_ptr_xchg(&reg->record_cache, NULL),
 		reg->record_mine,
 		reg->record_warm,
@@ -117,7 +150,12 @@ void ksync__shr_records_destroy(struct ksync_shrinker_registry *reg)
 	reg->record_mine = NULL;
 	reg->record_warm = NULL;
 	reg->record_warm_len = 0;
-	for (int i = 0; i < 3; i++) {
+	lists[3] = reg->record_polled;
+	reg->record_polled = reg->record_polled_tail = NULL;
+	reg->record_polled_len = 0;
+	reg->polled_unstamped = 0;
+	reg->polled_grp_len = 0;
+	for (int i = 0; i < 4; i++) {
 		while (lists[i]) {
 			struct ksync_shrinker_record *r = lists[i];
 
@@ -127,7 +165,25 @@ void ksync__shr_records_destroy(struct ksync_shrinker_registry *reg)
 	}
 }
 
-/* A zeroed record: the last warm one, else from the cache, else malloc. Under reg->mutex. */
+/* Has the grace period of @cookie ended (see "Polled reuse")? Under reg->mutex. */
+static bool polled_done_locked(struct ksync_shrinker_registry *reg, unsigned long cookie)
+{
+	if (reg->poll_done_valid && cookie_ge(reg->poll_done, cookie))
+		return true; /* a poll under the mutex saw a later cookie done */
+	if (KSYNC_PLANT(RECORD_POLL_NO_GP)) /* the regression test's plant: no grace period */
+		return true;
+	/* Acquire and full barrier when true: the reuse follows every reader it waited for. */
+	if (!ksync_poll_state_synchronize_srcu(&reg->srcu, cookie))
+		return false;
+	reg->poll_done = cookie;
+	reg->poll_done_valid = true;
+	return true;
+}
+
+/*
+ * A zeroed record: the last warm one, else the oldest polled one whose
+ * grace period ended, else from the cache, else malloc. Under reg->mutex.
+ */
 struct ksync_shrinker_record *ksync__shr_record_alloc_locked(struct ksync_shrinker_registry *reg)
 {
 	struct ksync_shrinker_record *rec = reg->record_warm;
@@ -135,6 +191,20 @@ struct ksync_shrinker_record *ksync__shr_record_alloc_locked(struct ksync_shrink
 	if (rec) {
 		reg->record_warm = rec->free_next;
 		reg->record_warm_len--;
+		memset(rec, 0, reg->record_size);
+		return rec;
+	}
+	rec = reg->record_polled;
+	if (reg->polled_grp_len && polled_done_locked(reg, reg->polled_grp[reg->polled_grp_head].cookie)) {
+		/* The head record is the oldest of the head group (the groups come first). */
+		reg->record_polled = rec->free_next;
+		if (!rec->free_next)
+			reg->record_polled_tail = NULL;
+		reg->record_polled_len--;
+		if (--reg->polled_grp[reg->polled_grp_head].n == 0) {
+			reg->polled_grp_head = (reg->polled_grp_head + 1) % POLLED_GROUPS;
+			reg->polled_grp_len--;
+		}
 		memset(rec, 0, reg->record_size);
 		return rec;
 	}
@@ -160,12 +230,15 @@ struct ksync_shrinker_record *ksync__shr_record_alloc_locked(struct ksync_shrink
 }
 
 /*
- * Retire @rec's id and put it on the pending batch (under reg->mutex).
- * Return: a full batch for ksync__shr_records_queue() after the unlock, or NULL.
+ * Retire @rec's id and offer its memory for reuse: warm, polled, or on the
+ * pending batch (under reg->mutex).
+ * Return: what ksync__shr_records_queue() does after the unlock (a full
+ * batch to queue, a grace period to ask for).
  */
-struct ksync_shrinker_record *ksync__shr_record_release_locked(struct ksync_shrinker_record *rec)
+struct record_release ksync__shr_record_release_locked(struct ksync_shrinker_record *rec)
 {
 	struct ksync_shrinker_registry *reg = rec->reg;
+	struct record_release r = { NULL, false };
 
 	if (rec->id >= 0)
 		id_free_locked(reg, rec->id);
@@ -183,19 +256,49 @@ struct ksync_shrinker_record *ksync__shr_record_release_locked(struct ksync_shri
 		rec->free_next = reg->record_warm;
 		reg->record_warm = rec;
 		reg->record_warm_len++;
-		return NULL;
+		return r;
+	}
+	if (reg->record_polled_len < RECORD_POLLED_MAX) {
+		/*
+		 * See "Polled reuse". The magic stays: a reader may still
+		 * check it (a debug call that found @rec through
+		 * @s->record); the reuse's memset clears it, after the grace
+		 * period.
+		 */
+		rec->free_next = NULL;
+		if (reg->record_polled_tail)
+			reg->record_polled_tail->free_next = rec;
+		else
+			reg->record_polled = rec;
+		reg->record_polled_tail = rec;
+		reg->record_polled_len++;
+		if (++reg->polled_unstamped >= KSYNC_SHRINKER_REUSE_BATCH &&
+		    reg->polled_grp_len < POLLED_GROUPS) {
+			int g = (reg->polled_grp_head + reg->polled_grp_len) % POLLED_GROUPS;
+
+			/* Full barrier: every unlink of the group precedes its grace period. */
+			reg->polled_grp[g].cookie = ksync_get_state_synchronize_srcu(&reg->srcu);
+			reg->polled_grp[g].n = reg->polled_unstamped;
+			reg->polled_grp_len++;
+			reg->polled_unstamped = 0;
+			r.start_poll = true;
+		}
+		return r;
 	}
 	rec->free_next = reg->free_batch;
 	reg->free_batch = rec;
 	if (++reg->free_batch_len >= FREE_BATCH)
-		return take_batch_locked(reg);
-	return NULL;
+		r.batch = take_batch_locked(reg);
+	return r;
 }
 
-/* Queue a batch from ksync__shr_record_release_locked() (mutex not held). */
-void ksync__shr_records_queue(struct ksync_shrinker_registry *reg, struct ksync_shrinker_record *batch)
+/* Do what ksync__shr_record_release_locked() left for after the unlock (mutex not held). */
+void ksync__shr_records_queue_slow(struct ksync_shrinker_registry *reg, struct record_release r)
 {
-	queue_batch(reg, batch);
+	/* Its cookie satisfies the released records' (it is taken later). */
+	if (r.start_poll)
+		(void)ksync_start_poll_synchronize_srcu(&reg->srcu);
+	queue_batch(reg, r.batch);
 }
 
 /* Retire @rec's id and global counters and queue its memory (mutex not held). */
@@ -203,7 +306,7 @@ void ksync__shr_record_release(struct ksync_shrinker_record *rec)
 {
 	struct ksync_shrinker_registry *reg = rec->reg;
 
-	ksync__mutex_lock(&reg->mutex);
+	reg_lock(reg);
 	/*
 	 * Unregistered records were unlinked and retired at unregister;
 	 * prepared ones (linked since prepare, refcount 0: no walker holds
@@ -213,9 +316,9 @@ void ksync__shr_record_release(struct ksync_shrinker_record *rec)
 		ksync_list_del_rcu(&rec->list);
 		retire_deferred_locked(rec);
 	}
-	struct ksync_shrinker_record *batch = ksync__shr_record_release_locked(rec);
-	pthread_mutex_unlock(&reg->mutex);
-	queue_batch(reg, batch);
+	struct record_release r = ksync__shr_record_release_locked(rec);
+	reg_unlock(reg);
+	ksync__shr_records_queue(reg, r);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -364,7 +467,7 @@ const char *ksync__shr_name_get(struct ksync_shrinker_record *rec)
 	if (ksync_atomic_read_acquire(&rec->name_lazy)) {
 		struct ksync_shrinker_registry *reg = rec->reg;
 
-		ksync__mutex_lock(&reg->mutex);
+		reg_lock(reg);
 		if (ksync_atomic_read(&rec->name_lazy)) {
 			char buf[sizeof(rec->name)];
 
@@ -373,7 +476,7 @@ const char *ksync__shr_name_get(struct ksync_shrinker_record *rec)
 			/* N1: release; the formatted name before the flag. */
 			ksync_atomic_set_release(&rec->name_lazy, 0);
 		}
-		pthread_mutex_unlock(&reg->mutex);
+		reg_unlock(reg);
 	}
 	return rec->name;
 }

@@ -56,10 +56,10 @@ static struct ksync_shrinker_record *record_prepare(struct ksync_shrinker_regist
 	/* Outside the mutex; only the record and the id need it. */
 	if (fmt)
 		ksync__shr_name_capture(&name, fmt, ap);
-	ksync__mutex_lock(&reg->mutex);
+	reg_lock(reg);
 	rec = ksync__shr_record_alloc_locked(reg);
 	if (!rec) {
-		pthread_mutex_unlock(&reg->mutex);
+		reg_unlock(reg);
 		return NULL;
 	}
 	rec->magic = RECORD_MAGIC;
@@ -76,7 +76,7 @@ static struct ksync_shrinker_record *record_prepare(struct ksync_shrinker_regist
 	if (flags & KSYNC_SHRINKER_MEMCG_AWARE) {
 		int id = memcg_id_alloc_locked(reg);
 		if (id < 0) {
-			pthread_mutex_unlock(&reg->mutex);
+			reg_unlock(reg);
 			free(rec);
 			return NULL;
 		}
@@ -90,7 +90,7 @@ static struct ksync_shrinker_record *record_prepare(struct ksync_shrinker_regist
 	 */
 	ksync_list_add_tail_rcu(&rec->list, &reg->shrinkers);
 	reg->nr_records_alive++;
-	pthread_mutex_unlock(&reg->mutex);
+	reg_unlock(reg);
 
 	s->flags = flags;
 	s->id = rec->id;
@@ -403,7 +403,7 @@ static KSYNC_NOINLINE int unregister_wait(struct ksync_site at, struct ksync_shr
  */
 static int unregister_finish(struct ksync_site at, struct ksync_shrinker_record *rec, bool release)
 {
-	struct ksync_shrinker_record *batch = NULL;
+	struct record_release r = { NULL, false };
 	struct ksync_shrinker_registry *reg = rec->reg;
 	/*
 	 * Drop the initial reference. When it was the last one (no walker is
@@ -420,7 +420,7 @@ static int unregister_finish(struct ksync_site at, struct ksync_shrinker_record 
 	if (!last && unregister_wait(at, rec))
 		return -EDEADLK;
 	yield_point(KSYNC_SHRINKER_YP_UNREG_AFTER_WAIT);
-	ksync__mutex_lock(&reg->mutex);
+	reg_lock(reg);
 	ksync_list_del_rcu(&rec->list);
 	/*
 	 * Retire the global counters in the same critical section as the
@@ -430,9 +430,9 @@ static int unregister_finish(struct ksync_site at, struct ksync_shrinker_record 
 	retire_deferred_locked(rec);
 	ksync_atomic_set(&rec->state, RECORD_UNREGISTERED);
 	if (release)
-		batch = ksync__shr_record_release_locked(rec); /* after this, freed a grace period later */
-	pthread_mutex_unlock(&reg->mutex);
-	ksync__shr_records_queue(reg, batch);
+		r = ksync__shr_record_release_locked(rec); /* after this, reused or freed a grace period later */
+	reg_unlock(reg);
+	ksync__shr_records_queue(reg, r);
 	return 0;
 }
 

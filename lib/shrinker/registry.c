@@ -133,7 +133,6 @@ static void registry_free(struct ksync_shrinker_registry *reg)
 	}
 	ksync__shr_shrinker_ids_destroy(reg);
 	ksync_cleanup_srcu_struct(&reg->srcu);
-	pthread_mutex_destroy(&reg->mutex);
 	free(reg);
 }
 
@@ -156,7 +155,7 @@ struct ksync_shrinker_registry *ksync__shrinker_registry_create(KSYNC_SITE_ARGS,
 		free(reg);
 		return NULL;
 	}
-	pthread_mutex_init(&reg->mutex, NULL);
+	ksync_atomic_set(&reg->mutex, 0);
 	ksync_init_list_head(&reg->shrinkers);
 	ksync_init_list_head(&reg->infos);
 	ksync_init_list_head(&reg->dying_infos);
@@ -184,9 +183,9 @@ int ksync__shrinker_registry_destroy(KSYNC_SITE_ARGS, struct ksync_shrinker_regi
 
 	if (!reg)
 		return -EINVAL;
-	ksync__mutex_lock(&reg->mutex);
+	reg_lock(reg);
 	bool busy = reg->nr_records_alive != 0;
-	pthread_mutex_unlock(&reg->mutex);
+	reg_unlock(reg);
 	busy |= ksync_memgroup_nr_groups(reg->groups) != 0;
 	if (MISUSE(at, busy, "ksync_shrinker_registry_destroy: shrinkers or groups remain; leaking the registry"))
 		return -EBUSY;

@@ -16,12 +16,24 @@
  *  - idle_release_reuses_the_record: with no other thread reading, a
  *    free followed by an allocation reuses the same record (the idle cost
  *    bench_registry measures), also after the caller walked (its own slot).
+ *  - walker_never_sees_its_record_reused_polled: the walker test again,
+ *    with a whole group of records (KSYNC_SHRINKER_REUSE_BATCH) released
+ *    behind the walker's, so the release stamps them with a grace period
+ *    cookie and asks for that grace period ("Polled reuse" in records.c).
+ *    The walker's section holds the grace period back: the allocation must
+ *    not get the walker's record. The plant RECORD_POLL_NO_GP (reuse
+ *    without checking the cookie) must fail it:
+ *    shrinker_regression_reuse_poll_plant passes only on that failure.
+ *  - polled_reuse_after_a_grace_period: another thread walked once and is
+ *    alive (the try fails for good); a group released, a grace period
+ *    later an allocation gets the group's oldest record, in release order.
  *
  * The schedule is forced by the yield hook and flags, never by sleeps.
  */
 #define _GNU_SOURCE
 #include <ksync/shrinker.h>
 #include <ksync/shrinker_testing.h>
+#include <ksync/srcu.h>
 
 #include <pthread.h>
 #include <stdint.h>
@@ -118,6 +130,104 @@ KTEST(idle_release_reuses_the_record)
 		KCHECK_EQ(s2->id, 0); /* and the lowest free id */
 		ksync_shrinker_free(s2);
 	}
+	KCHECK_EQ(ksync_shrinker_registry_destroy(reg), 0);
+}
+
+KTEST(walker_never_sees_its_record_reused_polled)
+{
+	enum { N = KSYNC_SHRINKER_REUSE_BATCH };
+	struct ksync_shrinker_registry *reg = ksync_shrinker_registry_create(1);
+	struct ksync_shrinker *s1 = ksync_shrinker_alloc(reg, 0, "old");
+	static struct ksync_shrinker *others[N - 1];
+	struct ksync_shrinker *s2;
+	pthread_t t;
+
+	KASSERT(reg && s1);
+	__atomic_store_n(&walker_found, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&mutator_done, 0, __ATOMIC_SEQ_CST);
+	ksync_atomic_set(&new_calls, 0);
+	s1->count_objects = count_tally;
+	s1->scan_objects = kt_scan_none;
+	s1->private_data = (void *)1;
+	KCHECK_EQ(ksync_shrinker_register(s1), 0); /* first on the list: the walker stops on it */
+	for (int i = 0; i < N - 1; i++) {
+		others[i] = ksync_shrinker_alloc(reg, 0, "other-%d", i);
+		KASSERT(others[i]);
+		others[i]->count_objects = count_tally;
+		others[i]->scan_objects = kt_scan_none;
+		others[i]->private_data = (void *)3;
+		KCHECK_EQ(ksync_shrinker_register(others[i]), 0);
+	}
+	ksync_shrinker_set_yield_hook(walker_hook, NULL);
+	KCHECK_EQ(pthread_create(&t, NULL, walker, reg), 0);
+	KT_YIELD_UNTIL(__atomic_load_n(&walker_found, __ATOMIC_SEQ_CST));
+
+	/* s1's record heads a whole group: stamped, its grace period asked for. */
+	KCHECK_EQ(ksync_shrinker_free(s1), 0);
+	for (int i = 0; i < N - 1; i++)
+		KCHECK_EQ(ksync_shrinker_free(others[i]), 0);
+	s2 = ksync_shrinker_alloc(reg, 0, "new");
+	KASSERT(s2);
+	s2->count_objects = count_tally;
+	s2->scan_objects = kt_scan_none;
+	s2->private_data = (void *)2;
+	KCHECK_EQ(ksync_shrinker_register(s2), 0);
+	KCHECK(s2 != s1); /* the walker's section holds the group's grace period back */
+	__atomic_store_n(&mutator_done, 1, __ATOMIC_SEQ_CST);
+	pthread_join(t, NULL);
+	ksync_shrinker_set_yield_hook(NULL, NULL);
+	/* The walker went on from s1's unlinked record: it must not have called s2. */
+	KCHECK_EQ(ksync_atomic_read(&new_calls), 0);
+	KCHECK_EQ(ksync_shrinker_free(s2), 0);
+	KCHECK_EQ(ksync_shrinker_registry_destroy(reg), 0);
+}
+
+struct parked_reader {
+	struct ksync_shrinker_registry *reg;
+	int walked, go;
+};
+
+/* Walks once (its slot of the registry's domain), then waits outside any section. */
+static void *parked_reader(void *arg)
+{
+	struct parked_reader *p = (struct parked_reader *)arg;
+
+	ksync_shrink_slab(p->reg, 0, NULL, 0);
+	__atomic_store_n(&p->walked, 1, __ATOMIC_SEQ_CST);
+	KT_YIELD_UNTIL(__atomic_load_n(&p->go, __ATOMIC_SEQ_CST));
+	return NULL;
+}
+
+KTEST(polled_reuse_after_a_grace_period)
+{
+	enum { N = KSYNC_SHRINKER_REUSE_BATCH };
+	struct ksync_shrinker_registry *reg = ksync_shrinker_registry_create(1);
+	static struct ksync_shrinker *s[N];
+	struct parked_reader p = { reg, 0, 0 };
+	pthread_t t;
+
+	KASSERT(reg);
+	KCHECK_EQ(pthread_create(&t, NULL, parked_reader, &p), 0);
+	KT_YIELD_UNTIL(__atomic_load_n(&p.walked, __ATOMIC_SEQ_CST));
+	for (int i = 0; i < N; i++) {
+		s[i] = ksync_shrinker_alloc(reg, 0, "g-%d", i);
+		KASSERT(s[i]);
+		s[i]->count_objects = kt_count_one;
+		s[i]->scan_objects = kt_scan_none;
+		KCHECK_EQ(ksync_shrinker_register(s[i]), 0);
+	}
+	for (int i = 0; i < N; i++)
+		KCHECK_EQ(ksync_shrinker_free(s[i]), 0);
+	/* Any grace period that begins now ends after the group's cookie was taken. */
+	ksync_synchronize_srcu(ksync_shrinker_registry_srcu(reg));
+	for (int i = 0; i < 3; i++) {
+		struct ksync_shrinker *n = ksync_shrinker_alloc(reg, 0, "n-%d", i);
+
+		KCHECK(n == s[i]); /* the oldest first */
+		ksync_shrinker_free(n);
+	}
+	__atomic_store_n(&p.go, 1, __ATOMIC_SEQ_CST);
+	pthread_join(t, NULL);
 	KCHECK_EQ(ksync_shrinker_registry_destroy(reg), 0);
 }
 

@@ -28,6 +28,13 @@
  *    learns of it only through the name's own flag (the handshake is
  *    relaxed: no happens-before of its own) must read the finished name
  *    (N1/N2; ThreadSanitizer reports the race if either side is relaxed).
+ *  - writer_asleep_on_the_lock_is_woken: the registry's writers' lock
+ *    (reg->mutex, a futex word since issue 23's third round): a writer
+ *    that found it held and went to sleep on the futex (its thread's state
+ *    in /proc is 'S') must be woken by the holder's unlock. The holder is
+ *    parked at the yield point BEFORE_FREE, inside its critical section,
+ *    until then. With the unlock's wake-up removed the waiter sleeps
+ *    forever and the watchdog fails the test.
  *
  * A watchdog turns a hang into a failure with a message (the waits for
  * another thread, KT_YIELD_UNTIL(), have no time bound of their own).
@@ -43,6 +50,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ktest.h"
 #include "shrinker_stubs.h"
@@ -572,6 +580,77 @@ KTEST(debug_calls_during_register_churn)
 	KCHECK_EQ(c.other, 0);
 	KCHECK_EQ(ksync_warn_count, w);
 	KCHECK_EQ(ksync_shrinker_registry_destroy(c.reg), 0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The writers' lock: a sleeping waiter is woken */
+
+static struct ksync_shrinker_registry *lock_reg;
+static int lock_held, lock_waiter_tid, lock_waiter_done;
+static _Thread_local int is_lock_holder;
+
+/* Is thread @tid asleep (state S in /proc)? */
+static int thread_sleeps(int tid)
+{
+	char path[64], buf[256];
+	FILE *f;
+	char *p;
+	int sleeps = 0;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')) != NULL)
+		sleeps = p[1] == ' ' && p[2] == 'S';
+	fclose(f);
+	return sleeps;
+}
+
+static void lock_hook(int point, void *arg)
+{
+	(void)arg;
+	if (point != KSYNC_SHRINKER_YP_BEFORE_FREE || !is_lock_holder)
+		return;
+	is_lock_holder = 0;
+	/* Under reg->mutex: let the waiter in, and hold the lock until it sleeps on it. */
+	set_flag(&lock_held);
+	KT_YIELD_UNTIL(get_flag(&lock_waiter_tid) && thread_sleeps(get_flag(&lock_waiter_tid)));
+}
+
+static void *lock_waiter(void *arg)
+{
+	(void)arg;
+	KT_YIELD_UNTIL(get_flag(&lock_held));
+	__atomic_store_n(&lock_waiter_tid, (int)gettid(), __ATOMIC_SEQ_CST);
+	struct ksync_shrinker *s = ksync_shrinker_alloc(lock_reg, 0, "waiter"); /* blocks on the lock */
+	KCHECK(s != NULL);
+	ksync_shrinker_free(s);
+	set_flag(&lock_waiter_done);
+	return NULL;
+}
+
+KTEST(writer_asleep_on_the_lock_is_woken)
+{
+	pthread_t w;
+
+	kt_watchdog("shrinker_schedule_test (a writer asleep on the lock never woken)", 60);
+	lock_reg = ksync_shrinker_registry_create(1);
+	KASSERT(lock_reg);
+	struct ksync_shrinker *s = ksync_shrinker_alloc(lock_reg, 0, "holder");
+	KASSERT(s);
+	s->count_objects = kt_count_one;
+	s->scan_objects = kt_scan_none;
+	KCHECK_EQ(ksync_shrinker_register(s), 0);
+	ksync_shrinker_set_yield_hook(lock_hook, NULL);
+	KCHECK_EQ(pthread_create(&w, NULL, lock_waiter, NULL), 0);
+	is_lock_holder = 1;
+	KCHECK_EQ(ksync_shrinker_free(s), 0); /* parks in lock_hook, under the lock */
+	pthread_join(w, NULL);
+	ksync_shrinker_set_yield_hook(NULL, NULL);
+	KCHECK(get_flag(&lock_waiter_done));
+	KCHECK_EQ(ksync_shrinker_registry_destroy(lock_reg), 0);
+	kt_watchdog_cancel();
 }
 
 int main(int argc, char **argv)
