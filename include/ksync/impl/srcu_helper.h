@@ -50,6 +50,7 @@ enum ksync__srcu_helper_sleep {
 	KSYNC__SRCU_HELPER_DELAYING = 2, /* in a batching delay, on cb_wake with a timeout */
 	KSYNC__SRCU_HELPER_HURRIED = 3,  /* a delay cut short by a waiter (hurry) */
 	KSYNC__SRCU_HELPER_PROMPTED = 4, /* cut short by a producer that may run a parked batch */
+	KSYNC__SRCU_HELPER_RUNNER = 5,   /* a barrier's caller that runs parked batches (ksync__srcu_park()) */
 };
 
 #if KSYNC__SRCU_BODIES
@@ -86,16 +87,29 @@ static KSYNC_UNUSED void ksync__srcu_wake_locked(struct ksync_srcu_struct *ssp, 
 	int was = ssp->helper_sleeping;
 
 	if (was == KSYNC__SRCU_HELPER_IDLE) {
-		/* marked too: the helper must not park the batch it wakes for */
-		if (how == KSYNC__SRCU_HELPER_HURRIED)
-			ssp->helper_sleeping = KSYNC__SRCU_HELPER_HURRIED;
+		/*
+		 * Marked too: after a hurry the helper must not park the batch
+		 * it wakes for; for a runner it may, even with nothing queued
+		 * behind it (ksync__srcu_park()).
+		 */
+		if (how == KSYNC__SRCU_HELPER_HURRIED || how == KSYNC__SRCU_HELPER_RUNNER)
+			ssp->helper_sleeping = how;
 		pthread_cond_signal(&ssp->cb_wake);
 		return;
 	}
 	if (was == KSYNC__SRCU_HELPER_HURRIED)
 		return; /* a hurry already marked stays one */
+	if (was == KSYNC__SRCU_HELPER_RUNNER && how == KSYNC__SRCU_HELPER_PROMPTED)
+		return; /* a runner's call says more (ends the delay, allows a park) */
 	KSYNC_WRITE_ONCE(ssp->helper_sleeping, how); /* the futex word */
-	if (was == KSYNC__SRCU_HELPER_DELAYING)
+	/*
+	 * A runner that finds a batch parked runs it first and calls again
+	 * once it has taken it (ksync__srcu_run_ready()): till then the helper
+	 * keeps its delay, or it would wake and run that batch itself.
+	 */
+	if (how == KSYNC__SRCU_HELPER_RUNNER && ksync_ptr_load(&ssp->cb_ready))
+		return;
+	if (was == KSYNC__SRCU_HELPER_DELAYING || was == KSYNC__SRCU_HELPER_RUNNER)
 		(void)ksync__futex_wake(&ssp->helper_sleeping, 1);
 }
 
@@ -117,23 +131,17 @@ static KSYNC_UNUSED void ksync__srcu_prompt_locked(struct ksync_srcu_struct *ssp
 								   : KSYNC__SRCU_HELPER_HURRIED);
 }
 
-/* ksync__srcu_hurry_locked(), taking cb_lock. */
-static KSYNC_UNUSED void ksync__srcu_hurry(struct ksync_srcu_struct *ssp)
-{
-	ksync__mutex_lock(&ssp->cb_lock);
-	ksync__srcu_hurry_locked(ssp);
-	pthread_mutex_unlock(&ssp->cb_lock);
-}
-
 /*
  * Under cb_lock, after a batch: wait before the next one when heads are
  * queued and nobody waits for them (see "Batching delay"). Returns the
  * next delay: doubled, or 0 when there was nothing to wait for or the wait
- * was cut short.
+ * was cut short. Sets *@hurried when a hurry came, *@for_runner when a
+ * runner (a barrier's caller that runs parked batches) came and no hurry: see
+ * ksync__srcu_park().
  */
 static KSYNC_UNUSED unsigned long ksync__srcu_batch_delay(struct ksync_srcu_struct *ssp,
 							  unsigned long delay_us, unsigned long by_helper0,
-							  bool *hurried)
+							  bool *hurried, bool *for_runner)
 {
 	/*
 	 * Heads queued by the batch's own callbacks (a chain that requeues
@@ -149,6 +157,19 @@ static KSYNC_UNUSED unsigned long ksync__srcu_batch_delay(struct ksync_srcu_stru
 	if (ssp->helper_sleeping == KSYNC__SRCU_HELPER_PROMPTED) {
 		ssp->helper_sleeping = KSYNC__SRCU_HELPER_AWAKE; /* prompted during the batch */
 		return delay_us;
+	}
+	if (ssp->helper_sleeping == KSYNC__SRCU_HELPER_RUNNER) {
+		/*
+		 * A runner came during the batch: a barrier's marker may be
+		 * queued, so the next batch is taken at once, unless a batch
+		 * is parked: then the helper waits for the runner to take it
+		 * (its second call ends the wait; ksync__srcu_run_ready()).
+		 */
+		ssp->helper_sleeping = KSYNC__SRCU_HELPER_AWAKE;
+		*for_runner = true;
+		if (!ksync_ptr_load(&ssp->cb_ready))
+			return 0;
+		delay_us = 0;
 	}
 	if ((!ksync_ptr_load(&ssp->cb_stack) && !ksync_ptr_load(&ssp->cb_ready)) ||
 	    ksync_ulong_load(&ssp->cb_count) <= requeued ||
@@ -172,12 +193,28 @@ static KSYNC_UNUSED unsigned long ksync__srcu_batch_delay(struct ksync_srcu_stru
 	struct timespec ts = { (time_t)(delay_us / 1000000), (long)(delay_us % 1000000) * 1000 };
 	KSYNC_WRITE_ONCE(ssp->helper_sleeping, KSYNC__SRCU_HELPER_DELAYING);
 	KSYNC_TEST_POINT(SRCU_CB_DELAY);
-	pthread_mutex_unlock(&ssp->cb_lock);
-	(void)ksync__futex_wait(&ssp->helper_sleeping, KSYNC__SRCU_HELPER_DELAYING, &ts);
-	ksync__mutex_lock(&ssp->cb_lock);
+	for (int round = 0;; round++) {
+		pthread_mutex_unlock(&ssp->cb_lock);
+		bool differed = ksync__futex_wait(&ssp->helper_sleeping, KSYNC__SRCU_HELPER_DELAYING, &ts) != 0 &&
+				errno == EAGAIN;
+		ksync__mutex_lock(&ssp->cb_lock);
+		/*
+		 * A runner's call stored between the unlock above and the wait
+		 * ends the wait at once (the word differed) with the batch still
+		 * parked for that runner: wait once more (bounded: one delay).
+		 */
+		if (round > 0 || !differed || ssp->helper_sleeping != KSYNC__SRCU_HELPER_RUNNER ||
+		    !ksync_ptr_load(&ssp->cb_ready))
+			break;
+		*for_runner = true;
+		KSYNC_WRITE_ONCE(ssp->helper_sleeping, KSYNC__SRCU_HELPER_DELAYING);
+	}
 	if (ssp->helper_sleeping == KSYNC__SRCU_HELPER_HURRIED) {
 		delay_us = 0; /* hurried: someone waits; start again from 0 */
 		*hurried = true;
+	} else if (ssp->helper_sleeping == KSYNC__SRCU_HELPER_RUNNER) {
+		delay_us = 0; /* a runner waits (and runs what is parked) */
+		*for_runner = true;
 	}
 	ssp->helper_sleeping = KSYNC__SRCU_HELPER_AWAKE;
 	return delay_us;
@@ -228,21 +265,43 @@ static KSYNC_UNUSED void ksync__srcu_helper_invoke(struct ksync_srcu_struct *ssp
  * park ends the delay, and the helper runs the batch. Under no lock, with
  * nothing parked (the helper takes what no caller took before its next
  * batch). Returns true when @list was parked.
+ *
+ * Runners. A srcu_barrier() caller that may run callbacks (not a callback
+ * itself, of any domain; never inside a section of @ssp, which the barrier
+ * forbids) does not hurry: it marks RUNNER (ksync__srcu_wake_locked()), and
+ * runs what is parked itself while its marker has not run. The helper,
+ * seeing the mark before the park (@for_runner, from a wait or the batch
+ * before, or marked now), parks @list even with nothing queued behind it:
+ * the batch holding the marker, and those before it, then run on the
+ * barrier's caller. Likewise while more than the limit is queued: a
+ * producer throttled there runs what is parked (ksync_call_srcu()), so it
+ * frees its own nodes; and after waiting for a caller's run of the batch
+ * before (@drove): that caller, busy with it, queued nothing meanwhile, and
+ * is about to queue again. A mark that outlived its runner (its marker
+ * ran), a count past the limit that no throttled producer made (callbacks
+ * queue past it without waiting), or a caller that does not come back,
+ * only parks a batch that the helper runs after its next delay, as any
+ * batch no caller took. A hurry, from anyone, still forbids the park.
  */
 static KSYNC_UNUSED bool ksync__srcu_park(struct ksync_srcu_struct *ssp, struct ksync_rcu_head *list,
-					  bool hurried)
+					  bool hurried, bool for_runner)
 {
-	bool park;
+	bool park, drove = false;
 
 	if (!KSYNC_READ_ONCE(ssp->cb_in_caller) && !KSYNC_READ_ONCE(ssp->driving))
 		return false; /* not asked for; nobody runs a batch in place of the helper */
 	ksync__mutex_lock(&ssp->cb_lock);
-	while (ssp->driving) /* a caller runs the batch parked before: @list runs after it */
+	while (ssp->driving) { /* a caller runs the batch parked before: @list runs after it */
 		ksync__cond_wait(&ssp->cb_done, &ssp->cb_lock);
+		drove = true;
+	}
 	park = !hurried && KSYNC_READ_ONCE(ssp->cb_in_caller) &&
 	       ssp->helper_state == KSYNC__SRCU_HELPER_RUNNING &&
 	       ssp->helper_sleeping != KSYNC__SRCU_HELPER_HURRIED && !ssp->poll_req_valid &&
-	       ksync_ptr_load(&ssp->cb_stack) && !__atomic_load_n(&ksync_sched_hook, __ATOMIC_RELAXED);
+	       (ksync_ptr_load(&ssp->cb_stack) || for_runner || drove ||
+		ssp->helper_sleeping == KSYNC__SRCU_HELPER_RUNNER ||
+		ksync_ulong_load(&ssp->cb_count) > ksync__srcu_cb_limit(ssp)) &&
+	       !__atomic_load_n(&ksync_sched_hook, __ATOMIC_RELAXED);
 	if (park) {
 		KSYNC_TEST_POINT(SRCU_CB_PARK);
 		(void)ksync_ptr_xchg(&ssp->cb_ready, (void *)list); /* under cb_lock; read without it */
@@ -257,6 +316,7 @@ static KSYNC_UNUSED void *ksync__srcu_helper_main(void *arg)
 	struct ksync_srcu_struct *ssp = (struct ksync_srcu_struct *)arg;
 	unsigned long gen = ksync_srcu_fork_gen, delay_us = 0;
 	bool hurried = false; /* since the last batch was taken: see ksync__srcu_park() */
+	bool for_runner = false; /* likewise, a runner's call (ksync__srcu_park()) */
 	uintptr_t *arr = NULL; /* ksync__srcu_invoke_array()'s, grown to the largest batch */
 	size_t arr_cap = 0;
 
@@ -270,9 +330,12 @@ static KSYNC_UNUSED void *ksync__srcu_helper_main(void *arg)
 		       !(ssp->poll_req_valid &&
 			 !ksync__srcu_seq_ge(ksync_ulong_load(&ssp->gp_seq), ssp->poll_req))) {
 			ssp->helper_sleeping = KSYNC__SRCU_HELPER_IDLE;
+			for_runner = false; /* nothing queued nor parked: no runner waits */
 			ksync__cond_wait(&ssp->cb_wake, &ssp->cb_lock);
 			if (ssp->helper_sleeping == KSYNC__SRCU_HELPER_HURRIED)
 				hurried = true;
+			else if (ssp->helper_sleeping == KSYNC__SRCU_HELPER_RUNNER)
+				for_runner = true;
 			ssp->helper_sleeping = KSYNC__SRCU_HELPER_AWAKE;
 			delay_us = 0; /* the producers paused */
 		}
@@ -303,9 +366,10 @@ static KSYNC_UNUSED void *ksync__srcu_helper_main(void *arg)
 			cookie = req;
 		if ((list || req_valid) && !KSYNC_PLANT(SRCU_EARLY_CALLBACK)) /* the fuzzers' plant */
 			ksync__srcu_gp_until(ssp, cookie);
-		if (list && !ksync__srcu_park(ssp, list, hurried))
+		if (list && !ksync__srcu_park(ssp, list, hurried, for_runner))
 			ksync__srcu_helper_invoke(ssp, list, &arr, &arr_cap);
 		hurried = false;
+		for_runner = false;
 		/*
 		 * A callback forked and this is the child: the domain has no
 		 * helper here (the next call_srcu starts one). This thread, the
@@ -319,7 +383,7 @@ static KSYNC_UNUSED void *ksync__srcu_helper_main(void *arg)
 		if (ssp->poll_req_valid &&
 		    ksync__srcu_seq_ge(ksync_ulong_load(&ssp->gp_seq), ssp->poll_req))
 			ssp->poll_req_valid = 0;
-		delay_us = ksync__srcu_batch_delay(ssp, delay_us, by_helper0, &hurried);
+		delay_us = ksync__srcu_batch_delay(ssp, delay_us, by_helper0, &hurried, &for_runner);
 	}
 	pthread_mutex_unlock(&ssp->cb_lock);
 	free(arr);
@@ -375,9 +439,12 @@ static KSYNC_UNUSED void ksync__srcu_push(struct ksync_srcu_struct *ssp, struct 
  * (ksync__srcu_park()), marked as running @ssp's callbacks as the helper
  * does (a callback's ksync_call_srcu() never blocks and counts in
  * cb_by_helper; its ksync_srcu_barrier() is reported). Nothing when another
- * caller took it first.
+ * caller took it first. @for_runner: the caller is a barrier's caller whose
+ * marker has not run (a runner, ksync__srcu_park()), and calls the helper
+ * again once it has taken the batch (the helper, in its delay until then,
+ * takes the next one, which may hold the marker).
  */
-static KSYNC_UNUSED KSYNC_NOINLINE void ksync__srcu_run_ready(struct ksync_srcu_struct *ssp)
+static KSYNC_UNUSED KSYNC_NOINLINE void ksync__srcu_run_ready(struct ksync_srcu_struct *ssp, bool for_runner)
 {
 	const void *was_running = ksync_srcu_self.running;
 	struct ksync_rcu_head *list;
@@ -390,6 +457,8 @@ static KSYNC_UNUSED KSYNC_NOINLINE void ksync__srcu_run_ready(struct ksync_srcu_
 	}
 	(void)ksync_ptr_xchg(&ssp->cb_ready, NULL);
 	ssp->driving = 1; /* the helper's next batch waits for this one */
+	if (for_runner)
+		ksync__srcu_wake_locked(ssp, KSYNC__SRCU_HELPER_RUNNER);
 	pthread_mutex_unlock(&ssp->cb_lock);
 
 	ksync_srcu_self.running = ssp;
@@ -421,7 +490,7 @@ KSYNC_SRCU_API void ksync_call_srcu(struct ksync_srcu_struct *ssp, struct ksync_
 	 */
 	if (ksync_unlikely(ksync_ptr_load(&ssp->cb_ready) != NULL) && !ksync_srcu_self.in_helper &&
 	    !ksync__srcu_self_inside(ssp))
-		ksync__srcu_run_ready(ssp);
+		ksync__srcu_run_ready(ssp, false);
 	bool helper = ksync__srcu_am_helper(ssp);
 	unsigned long n = ksync_ulong_fetch_add(&ssp->cb_count, 1) + 1;
 	KSYNC_TEST_POINT(SRCU_CALL);
@@ -461,7 +530,7 @@ KSYNC_SRCU_API void ksync_call_srcu(struct ksync_srcu_struct *ssp, struct ksync_
 			if (ksync_ptr_load(&ssp->cb_ready) && !ssp->driving) {
 				/* parked for the callers: run it here (ksync__srcu_park()) */
 				pthread_mutex_unlock(&ssp->cb_lock);
-				ksync__srcu_run_ready(ssp);
+				ksync__srcu_run_ready(ssp, false);
 				ksync__mutex_lock(&ssp->cb_lock);
 				continue;
 			}
@@ -496,6 +565,12 @@ KSYNC_SRCU_API void ksync_srcu_barrier(struct ksync_srcu_struct *ssp)
 	unsigned long by_helper;
 	int cancel;
 	/*
+	 * In the callers' mode a caller that may run callbacks (not a
+	 * callback, of any domain) runs the batches parked while it waits,
+	 * its marker's included, on this thread (ksync__srcu_park()).
+	 */
+	bool runner = KSYNC_READ_ONCE(ssp->cb_in_caller) && !ksync_srcu_self.in_helper;
+	/*
 	 * Not cancellable: the marker lives on this stack and the wait holds
 	 * cb_lock; a thread cancelled in the wait left both behind (the marker
 	 * queued, every later user of cb_lock blocked).
@@ -509,7 +584,10 @@ KSYNC_SRCU_API void ksync_srcu_barrier(struct ksync_srcu_struct *ssp)
 		m.head.func = ksync__srcu_barrier_cb;
 		(void)ksync_ulong_fetch_add(&ssp->cb_count, 1);
 		ksync__srcu_push(ssp, &m.head);
-		ksync__srcu_hurry(ssp); /* the marker is not to wait out a batching delay */
+		/* the marker is not to wait out a batching delay */
+		ksync__mutex_lock(&ssp->cb_lock);
+		ksync__srcu_wake_locked(ssp, runner ? KSYNC__SRCU_HELPER_RUNNER : KSYNC__SRCU_HELPER_HURRIED);
+		pthread_mutex_unlock(&ssp->cb_lock);
 		for (;;) {
 			unsigned long invoked = 0;
 			/*
@@ -522,6 +600,12 @@ KSYNC_SRCU_API void ksync_srcu_barrier(struct ksync_srcu_struct *ssp)
 				continue;
 			ksync__mutex_lock(&ssp->cb_lock);
 			bool done = m.done;
+			if (!done && runner && ksync_ptr_load(&ssp->cb_ready) && !ssp->driving) {
+				/* parked: its broadcast (ksync__srcu_park()) ended the wait below */
+				pthread_mutex_unlock(&ssp->cb_lock);
+				ksync__srcu_run_ready(ssp, true);
+				continue;
+			}
 			if (!done)
 				ksync__cond_wait(&ssp->cb_done, &ssp->cb_lock);
 			pthread_mutex_unlock(&ssp->cb_lock);
