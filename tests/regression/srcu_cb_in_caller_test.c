@@ -114,12 +114,9 @@ static bool park_bcd(bool in_caller)
 	__atomic_store_n(&delay_entered, 0, __ATOMIC_SEQ_CST);
 	queue(4, record); /* E: a producer still queuing */
 	ksync_srcu_read_unlock(&dd, idx);
-	if (in_caller) {
-		KT_POLL_UNTIL_MS(__atomic_load_n(&delay_entered, __ATOMIC_SEQ_CST), 5000);
-		KCHECK_EQ(__atomic_load_n(&delay_entered, __ATOMIC_SEQ_CST), 1);
-	} else {
-		KT_POLL_UNTIL_MS(ran_in_order(1, 3), 5000);
-	}
+	/* Parked (callers' mode) or held by the helper (default mode), then the delay. */
+	KT_POLL_UNTIL_MS(__atomic_load_n(&delay_entered, __ATOMIC_SEQ_CST), 5000);
+	KCHECK_EQ(__atomic_load_n(&delay_entered, __ATOMIC_SEQ_CST), 1);
 	return __atomic_load_n(&parked, __ATOMIC_SEQ_CST) != 0;
 }
 
@@ -214,18 +211,46 @@ KTEST(a_barrier_from_another_domains_callback_runs_none)
 	ksync_cleanup_srcu_struct(&dd);
 }
 
-/* Without ksync_srcu_set_cb_in_caller() the same schedule parks nothing. */
+/*
+ * Without ksync_srcu_set_cb_in_caller() the same schedule parks nothing:
+ * the helper holds B, C, D (E is queued behind them: a producer still
+ * queuing; ksync__srcu_hold()) through its delay, and the barrier gets
+ * them run on the helper, in order, before E.
+ */
 KTEST(a_domain_that_did_not_ask_never_parks)
 {
 	KCHECK(!park_bcd(false));
-	KCHECK(ran_in_order(0, 3));
-	for (int i = 0; i <= 3; i++)
-		KCHECK(!pthread_equal(ran_on[i], pthread_self()));
-	queue(5, record);
+	KCHECK_EQ(__atomic_load_n(&nran, __ATOMIC_SEQ_CST), 1); /* A only: B-D held */
+	KCHECK_EQ(kt_srcu_cb_count(&dd), 4UL);
 	ksync_srcu_barrier(&dd);
-	KCHECK(ran_in_order(0, 5));
-	for (int i = 0; i < 6; i++)
+	KCHECK(ran_in_order(0, 4));
+	KCHECK_EQ(__atomic_load_n(&nran, __ATOMIC_SEQ_CST), 5);
+	for (int i = 0; i < 5; i++) {
 		KCHECK_EQ(order[i], i);
+		KCHECK(!pthread_equal(ran_on[i], pthread_self()));
+	}
+	KCHECK_EQ(kt_srcu_cb_count(&dd), 0UL);
+	ksync_cleanup_srcu_struct(&dd);
+}
+
+/*
+ * The default mode's producer throttled at the limit while the helper
+ * holds B, C, D: its hurry ends the hold, and the helper runs B-D, then
+ * E and F (the throttled head), in order.
+ */
+KTEST(a_throttled_producer_ends_the_helpers_hold)
+{
+	KCHECK(!park_bcd(false));
+	KCHECK_EQ(__atomic_load_n(&nran, __ATOMIC_SEQ_CST), 1);
+	queue(5, record); /* B-F: 5 of limit 4, throttled until the helper has run some */
+	queue(6, record); /* G: the throttle again, or under it */
+	KCHECK(ran_in_order(1, 4)); /* held B-D and E ran before F's call returned */
+	ksync_srcu_barrier(&dd);
+	KCHECK(ran_in_order(0, 6));
+	for (int i = 0; i < 7; i++) {
+		KCHECK_EQ(order[i], i);
+		KCHECK(!pthread_equal(ran_on[i], pthread_self()));
+	}
 	ksync_cleanup_srcu_struct(&dd);
 }
 

@@ -32,6 +32,17 @@ KSYNC_EXTERN_C_BEGIN
 #define KSYNC_SRCU_CB_DELAY_MAX_US 2000UL
 #endif
 /*
+ * KSYNC_SRCU_CB_HOLD_MAX_US - how long, counted in batching delays, a
+ * domain's helper may hold batches whose grace period has passed while
+ * producers keep queuing (see "Holding finished batches" below);
+ * overridable as the delays are. 0: never held.
+ */
+#ifndef KSYNC_SRCU_CB_HOLD_MAX_US
+#define KSYNC_SRCU_CB_HOLD_MAX_US 10000UL
+#endif
+/* The most batches held at once (see ksync__srcu_hold()). */
+#define KSYNC__SRCU_HOLD_LISTS 16
+/*
  * KSYNC_SRCU_CB_DELAY_MIN_US - the first batching delay after a batch that
  * found more heads queued behind it (overridable as the maximum is; the
  * tests make both long, so that a lost hurry shows as a hang).
@@ -119,11 +130,12 @@ static KSYNC_UNUSED void ksync__srcu_hurry_locked(struct ksync_srcu_struct *ssp)
 }
 
 /*
- * Under cb_lock: a producer past half the limit, or at it. Without callbacks
- * in the callers, a hurry. With them, PROMPTED: the delay ends, but the
- * helper may still park its next batch and keeps the delay's level, since
- * the producer itself runs a parked batch (in its next call, or while
- * throttled) and so waits for nobody.
+ * Under cb_lock: a producer throttled at the limit. Without callbacks in the
+ * callers, a hurry (the helper runs what it holds). With them, PROMPTED:
+ * the delay ends, but the helper may still park its next batch and keeps
+ * the delay's level, since the producer itself runs a parked batch while
+ * throttled, and so waits for nobody. (Half the limit only prompts, in
+ * both modes: ksync_call_srcu().)
  */
 static KSYNC_UNUSED void ksync__srcu_prompt_locked(struct ksync_srcu_struct *ssp)
 {
@@ -141,7 +153,7 @@ static KSYNC_UNUSED void ksync__srcu_prompt_locked(struct ksync_srcu_struct *ssp
  */
 static KSYNC_UNUSED unsigned long ksync__srcu_batch_delay(struct ksync_srcu_struct *ssp,
 							  unsigned long delay_us, unsigned long by_helper0,
-							  bool *hurried, bool *for_runner)
+							  bool *hurried, bool *for_runner, bool holding)
 {
 	/*
 	 * Heads queued by the batch's own callbacks (a chain that requeues
@@ -176,7 +188,8 @@ static KSYNC_UNUSED unsigned long ksync__srcu_batch_delay(struct ksync_srcu_stru
 	    ssp->helper_state != KSYNC__SRCU_HELPER_RUNNING ||
 	    ssp->poll_req_valid || __atomic_load_n(&ksync_sched_hook, __ATOMIC_RELAXED) ||
 	    (ksync_ulong_load(&ssp->cb_count) > ksync__srcu_cb_limit(ssp) / 2 &&
-	     !ksync_ptr_load(&ssp->cb_ready))) /* parked: a producer past half the limit runs it */
+	     !ksync_ptr_load(&ssp->cb_ready) && /* parked: a producer past half the limit runs it */
+	     !holding)) /* holding: the limit's hurry ends the hold (ksync__srcu_hold()) */
 		return 0;
 	delay_us = delay_us ? delay_us * 2 : KSYNC_SRCU_CB_DELAY_MIN_US;
 	if (delay_us > KSYNC_SRCU_CB_DELAY_MAX_US)
@@ -226,7 +239,7 @@ static KSYNC_UNUSED unsigned long ksync__srcu_batch_delay(struct ksync_srcu_stru
  * the batch; a larger one, or no memory, takes the list's own walk).
  */
 static KSYNC_UNUSED void ksync__srcu_helper_invoke(struct ksync_srcu_struct *ssp, struct ksync_rcu_head *list,
-						   uintptr_t **arr, size_t *cap)
+						   uintptr_t **arr, size_t *cap, bool notify)
 {
 	size_t need = (size_t)ksync_ulong_load(&ssp->cb_count);
 
@@ -238,7 +251,7 @@ static KSYNC_UNUSED void ksync__srcu_helper_invoke(struct ksync_srcu_struct *ssp
 			*cap = c;
 		}
 	}
-	if (!*arr || !ksync__srcu_invoke_array(ssp, list, *arr, *cap))
+	if (!*arr || !ksync__srcu_invoke_array(ssp, list, *arr, *cap, notify))
 		ksync__srcu_invoke(ssp, list);
 }
 
@@ -311,6 +324,53 @@ static KSYNC_UNUSED bool ksync__srcu_park(struct ksync_srcu_struct *ssp, struct 
 	return park;
 }
 
+/*
+ * Holding finished batches (the default mode). With the helper on another
+ * CPU, running a batch while the producers keep allocating makes both
+ * sides pay for every node: the helper's free() and the producers'
+ * malloc() meet on the same allocator bins and lock, and each node's line
+ * crosses between the caches while both are busy with them (measured: the
+ * helper's share 69-88 ns a node this way, liburcu's thread, which frees
+ * while the producer waits in its barrier, 27-39). So while producers keep
+ * queuing (heads queued behind the batch when its grace period ends) and
+ * nobody waits, the helper holds the finished batch instead of running it,
+ * and goes on to its delay and the next batch; it runs what it holds, oldest
+ * first and then the new batch, once the producers pause (nothing queued
+ * behind a batch), someone waits (a hurry: srcu_barrier(), a producer
+ * throttled at the limit, a polled grace period, cleanup), or the held
+ * batches reach KSYNC__SRCU_HOLD_LISTS or KSYNC_SRCU_CB_HOLD_MAX_US of
+ * delays. A producer that streams without pause thus reaches the limit
+ * and waits while the helper runs everything it held: the frees come in
+ * large batches while nobody allocates, as liburcu's do. The throttled
+ * producers are woken once, after the last held batch (@notify of
+ * ksync__srcu_invoke_array()), not after the first, which would put them
+ * back beside the helper's frees. Held batches count in cb_count, so the
+ * limit bounds them as it bounds the queue. Not in the callers' mode
+ * (its batches go to the callers) nor under a test scheduler. Callbacks
+ * still run in queueing order; a callback's grace period has passed
+ * before it is held, so holding only delays it.
+ *
+ * Returns whether the helper may hold @list (taken after @nheld held
+ * batches, @held_us of delays ago) rather than run it now. Takes cb_lock.
+ */
+static KSYNC_UNUSED bool ksync__srcu_hold(struct ksync_srcu_struct *ssp, bool hurried, unsigned nheld,
+					  unsigned long held_us)
+{
+	bool hold;
+
+	if (KSYNC_READ_ONCE(ssp->cb_in_caller) || hurried || nheld >= KSYNC__SRCU_HOLD_LISTS ||
+	    held_us >= KSYNC_SRCU_CB_HOLD_MAX_US || !KSYNC_SRCU_CB_HOLD_MAX_US)
+		return false;
+	ksync__mutex_lock(&ssp->cb_lock);
+	hold = ssp->helper_state == KSYNC__SRCU_HELPER_RUNNING &&
+	       ssp->helper_sleeping != KSYNC__SRCU_HELPER_HURRIED && !ssp->poll_req_valid &&
+	       ksync_ptr_load(&ssp->cb_stack) && !ksync_ptr_load(&ssp->cb_ready) &&
+	       ksync_ulong_load(&ssp->cb_count) <= ksync__srcu_cb_limit(ssp) &&
+	       !__atomic_load_n(&ksync_sched_hook, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&ssp->cb_lock);
+	return hold;
+}
+
 static KSYNC_UNUSED void *ksync__srcu_helper_main(void *arg)
 {
 	struct ksync_srcu_struct *ssp = (struct ksync_srcu_struct *)arg;
@@ -319,6 +379,9 @@ static KSYNC_UNUSED void *ksync__srcu_helper_main(void *arg)
 	bool for_runner = false; /* likewise, a runner's call (ksync__srcu_park()) */
 	uintptr_t *arr = NULL; /* ksync__srcu_invoke_array()'s, grown to the largest batch */
 	size_t arr_cap = 0;
+	struct ksync_rcu_head *held[KSYNC__SRCU_HOLD_LISTS]; /* oldest first: ksync__srcu_hold() */
+	unsigned nheld = 0;
+	unsigned long held_us = 0;
 
 	ksync_srcu_self.in_helper = 1;
 	/* Cancelling the helper would leave cb_lock or gp_mutex held. */
@@ -326,7 +389,7 @@ static KSYNC_UNUSED void *ksync__srcu_helper_main(void *arg)
 	ksync__mutex_lock(&ssp->cb_lock);
 	for (;;) {
 		while (ssp->helper_state == KSYNC__SRCU_HELPER_RUNNING && !ksync_ptr_load(&ssp->cb_stack) &&
-		       !ksync_ptr_load(&ssp->cb_ready) &&
+		       !ksync_ptr_load(&ssp->cb_ready) && !nheld &&
 		       !(ssp->poll_req_valid &&
 			 !ksync__srcu_seq_ge(ksync_ulong_load(&ssp->gp_seq), ssp->poll_req))) {
 			ssp->helper_sleeping = KSYNC__SRCU_HELPER_IDLE;
@@ -340,7 +403,7 @@ static KSYNC_UNUSED void *ksync__srcu_helper_main(void *arg)
 			delay_us = 0; /* the producers paused */
 		}
 		if (ssp->helper_state != KSYNC__SRCU_HELPER_RUNNING && !ksync_ptr_load(&ssp->cb_stack) &&
-		    !ksync_ptr_load(&ssp->cb_ready))
+		    !ksync_ptr_load(&ssp->cb_ready) && !nheld)
 			break;
 		unsigned long req = ssp->poll_req;
 		bool req_valid = ssp->poll_req_valid;
@@ -353,7 +416,7 @@ static KSYNC_UNUSED void *ksync__srcu_helper_main(void *arg)
 			older = (struct ksync_rcu_head *)ksync_ptr_xchg(&ssp->cb_ready, NULL);
 			pthread_mutex_unlock(&ssp->cb_lock);
 			if (older)
-				ksync__srcu_helper_invoke(ssp, older, &arr, &arr_cap);
+				ksync__srcu_helper_invoke(ssp, older, &arr, &arr_cap, true);
 			if (ksync_srcu_fork_gen != gen)
 				return NULL; /* a callback forked: see below */
 		}
@@ -366,8 +429,29 @@ static KSYNC_UNUSED void *ksync__srcu_helper_main(void *arg)
 			cookie = req;
 		if ((list || req_valid) && !KSYNC_PLANT(SRCU_EARLY_CALLBACK)) /* the fuzzers' plant */
 			ksync__srcu_gp_until(ssp, cookie);
-		if (list && !ksync__srcu_park(ssp, list, hurried, for_runner))
-			ksync__srcu_helper_invoke(ssp, list, &arr, &arr_cap);
+		/* Nothing parks after a held batch: it would run first. */
+		if (list && (nheld || !ksync__srcu_park(ssp, list, hurried, for_runner))) {
+			if (ksync__srcu_hold(ssp, hurried, nheld, held_us)) {
+				held[nheld++] = list;
+			} else {
+				for (unsigned i = 0; i < nheld; i++) {
+					ksync__srcu_helper_invoke(ssp, held[i], &arr, &arr_cap, false);
+					if (ksync_srcu_fork_gen != gen)
+						return NULL; /* a callback forked: see below */
+				}
+				nheld = 0;
+				held_us = 0;
+				ksync__srcu_helper_invoke(ssp, list, &arr, &arr_cap, true);
+			}
+		} else if (!list && nheld) { /* (a poll request, or stopping) */
+			for (unsigned i = 0; i < nheld; i++) {
+				ksync__srcu_helper_invoke(ssp, held[i], &arr, &arr_cap, i + 1 == nheld);
+				if (ksync_srcu_fork_gen != gen)
+					return NULL; /* a callback forked: see below */
+			}
+			nheld = 0;
+			held_us = 0;
+		}
 		hurried = false;
 		for_runner = false;
 		/*
@@ -383,7 +467,9 @@ static KSYNC_UNUSED void *ksync__srcu_helper_main(void *arg)
 		if (ssp->poll_req_valid &&
 		    ksync__srcu_seq_ge(ksync_ulong_load(&ssp->gp_seq), ssp->poll_req))
 			ssp->poll_req_valid = 0;
-		delay_us = ksync__srcu_batch_delay(ssp, delay_us, by_helper0, &hurried, &for_runner);
+		delay_us = ksync__srcu_batch_delay(ssp, delay_us, by_helper0, &hurried, &for_runner, nheld != 0);
+		if (nheld)
+			held_us += delay_us ? delay_us : KSYNC_SRCU_CB_DELAY_MIN_US; /* a delay waited, or cut short */
 	}
 	pthread_mutex_unlock(&ssp->cb_lock);
 	free(arr);
@@ -503,10 +589,14 @@ KSYNC_SRCU_API void ksync_call_srcu(struct ksync_srcu_struct *ssp, struct ksync_
 	 */
 	if (helper)
 		(void)ksync_ulong_fetch_add(&ssp->cb_by_helper, 1);
-	/* Half the limit queued: the helper's batching delay ends (once per crossing). */
+	/*
+	 * Half the limit queued: the helper's batching delay ends (once per
+	 * crossing), without a hurry: nobody waits yet, so a batch may still
+	 * be parked or held.
+	 */
 	if (ksync_unlikely(n == ksync__srcu_cb_limit(ssp) / 2 + 1)) {
 		ksync__mutex_lock(&ssp->cb_lock);
-		ksync__srcu_prompt_locked(ssp);
+		ksync__srcu_wake_locked(ssp, KSYNC__SRCU_HELPER_PROMPTED);
 		pthread_mutex_unlock(&ssp->cb_lock);
 	}
 	/*
