@@ -401,6 +401,20 @@ static KSYNC_UNUSED void *ksync__srcu_helper_main(void *arg)
 				for_runner = true;
 			ssp->helper_sleeping = KSYNC__SRCU_HELPER_AWAKE;
 			delay_us = 0; /* the producers paused */
+			/*
+			 * Callers' mode: a producer's push woke this thread. On
+			 * the producer's CPU, the helper (asleep while the
+			 * producers run the callbacks) would preempt it at once
+			 * and take a batch of a few heads, a grace period each
+			 * (measured on one CPU: ten times the batches, 52-84 ns a
+			 * callback against 33-55); one yield lets the producer
+			 * fill the batch first. Not for a waiter (hurry, runner).
+			 */
+			if (!hurried && !for_runner && KSYNC_READ_ONCE(ssp->cb_in_caller)) {
+				pthread_mutex_unlock(&ssp->cb_lock);
+				sched_yield();
+				ksync__mutex_lock(&ssp->cb_lock);
+			}
 		}
 		if (ssp->helper_state != KSYNC__SRCU_HELPER_RUNNING && !ksync_ptr_load(&ssp->cb_stack) &&
 		    !ksync_ptr_load(&ssp->cb_ready) && !nheld)
