@@ -377,6 +377,7 @@ static KSYNC_UNUSED void *ksync__srcu_helper_main(void *arg)
 	unsigned long gen = ksync_srcu_fork_gen, delay_us = 0;
 	bool hurried = false; /* since the last batch was taken: see ksync__srcu_park() */
 	bool for_runner = false; /* likewise, a runner's call (ksync__srcu_park()) */
+	bool streamed = false; /* the last batch had company: more than one head counted */
 	uintptr_t *arr = NULL; /* ksync__srcu_invoke_array()'s, grown to the largest batch */
 	size_t arr_cap = 0;
 	struct ksync_rcu_head *held[KSYNC__SRCU_HOLD_LISTS]; /* oldest first: ksync__srcu_hold() */
@@ -408,9 +409,12 @@ static KSYNC_UNUSED void *ksync__srcu_helper_main(void *arg)
 			 * and take a batch of a few heads, a grace period each
 			 * (measured on one CPU: ten times the batches, 52-84 ns a
 			 * callback against 33-55); one yield lets the producer
-			 * fill the batch first. Not for a waiter (hurry, runner).
+			 * fill the batch first. Only after a batch of more than
+			 * one head (a lone callback's latency tripled on a busy
+			 * machine, where the yield lets other programs run), and
+			 * not for a waiter (hurry, runner).
 			 */
-			if (!hurried && !for_runner && KSYNC_READ_ONCE(ssp->cb_in_caller)) {
+			if (!hurried && !for_runner && streamed && KSYNC_READ_ONCE(ssp->cb_in_caller)) {
 				pthread_mutex_unlock(&ssp->cb_lock);
 				sched_yield();
 				ksync__mutex_lock(&ssp->cb_lock);
@@ -437,6 +441,8 @@ static KSYNC_UNUSED void *ksync__srcu_helper_main(void *arg)
 		struct ksync_rcu_head *list =
 			(struct ksync_rcu_head *)ksync_ptr_xchg(&ssp->cb_stack, NULL);
 		unsigned long by_helper0 = ksync_ulong_load(&ssp->cb_by_helper);
+		if (list)
+			streamed = ksync_ulong_load(&ssp->cb_count) > 1;
 		/* Every head in @list was queued before this cookie was taken. */
 		unsigned long cookie = ksync_get_state_synchronize_srcu(ssp);
 		if (req_valid && ksync__srcu_seq_ge(req, cookie))
