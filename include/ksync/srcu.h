@@ -263,8 +263,9 @@ static inline void ksync_srcu_set_cb_limit(struct ksync_srcu_struct *ssp, unsign
  * a batch whose grace period has passed to the next caller of
  * ksync_call_srcu() on @ssp, which runs it before it queues its own head
  * (not from a callback, of any domain, nor inside a ksync_srcu_read_lock()
- * section of @ssp; what no caller takes before the helper's next batch, or
- * before someone waits in ksync_srcu_barrier(), the helper runs). The nodes
+ * section of @ssp); a ksync_srcu_barrier() caller (not a callback) runs the
+ * batches it waits for itself, as does a caller throttled at the limit;
+ * what no caller takes before the helper's next batch, the helper runs. The nodes
  * are then freed by the thread that allocates the next ones, from its own
  * cache and allocator arena, instead of on another CPU while it allocates.
  * Ask for it only where every caller of ksync_call_srcu() on @ssp may run

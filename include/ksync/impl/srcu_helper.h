@@ -31,11 +31,12 @@ KSYNC_EXTERN_C_BEGIN
 #ifndef KSYNC_SRCU_CB_DELAY_MAX_US
 #define KSYNC_SRCU_CB_DELAY_MAX_US 2000UL
 #endif
-/*
+/**
  * KSYNC_SRCU_CB_HOLD_MAX_US - how long, counted in batching delays, a
  * domain's helper may hold batches whose grace period has passed while
- * producers keep queuing (see "Holding finished batches" below);
- * overridable as the delays are. 0: never held.
+ * producers keep queuing, before it runs them (see "Holding finished
+ * batches" below). A translation unit may define it before including
+ * <ksync/srcu.h>, as the delays; 0: batches are never held.
  */
 #ifndef KSYNC_SRCU_CB_HOLD_MAX_US
 #define KSYNC_SRCU_CB_HOLD_MAX_US 10000UL
