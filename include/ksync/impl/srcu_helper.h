@@ -464,7 +464,7 @@ static KSYNC_UNUSED void *ksync__srcu_helper_main(void *arg)
 				held_us = 0;
 				ksync__srcu_helper_invoke(ssp, list, &arr, &arr_cap, true);
 			}
-		} else if (!list && nheld) { /* (a poll request, or stopping) */
+		} else if (!list && nheld) { /* the producers paused; a poll request; stopping */
 			for (unsigned i = 0; i < nheld; i++) {
 				ksync__srcu_helper_invoke(ssp, held[i], &arr, &arr_cap, i + 1 == nheld);
 				if (ksync_srcu_fork_gen != gen)
