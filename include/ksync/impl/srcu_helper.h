@@ -360,7 +360,7 @@ static KSYNC_UNUSED bool ksync__srcu_hold(struct ksync_srcu_struct *ssp, bool hu
 	bool hold;
 
 	if (KSYNC_READ_ONCE(ssp->cb_in_caller) || hurried || nheld >= KSYNC__SRCU_HOLD_LISTS ||
-	    held_us >= KSYNC_SRCU_CB_HOLD_MAX_US || !KSYNC_SRCU_CB_HOLD_MAX_US)
+	    held_us + 1 > KSYNC_SRCU_CB_HOLD_MAX_US) /* (not >=: no type-limits warning for 0) */
 		return false;
 	ksync__mutex_lock(&ssp->cb_lock);
 	hold = ssp->helper_state == KSYNC__SRCU_HELPER_RUNNING &&
