@@ -268,8 +268,9 @@ static inline void ksync_srcu_set_cb_limit(struct ksync_srcu_struct *ssp, unsign
  * what no caller takes before the helper's next batch, the helper runs. The nodes
  * are then freed by the thread that allocates the next ones, from its own
  * cache and allocator arena, instead of on another CPU while it allocates.
- * Ask for it only where every caller of ksync_call_srcu() on @ssp may run
- * any of its callbacks at that point: no lock or state a callback takes is
+ * Ask for it only where every caller of ksync_call_srcu() and
+ * ksync_srcu_barrier() on @ssp may run any of its callbacks at that point:
+ * no lock or state a callback takes is
  * held around the call (the kernel runs callbacks in another context, and
  * so does this domain without it). Order, the barrier and the grace period
  * are unchanged. May be called at any time.
