@@ -211,14 +211,12 @@ static KSYNC_UNUSED unsigned long ksync__srcu_invoke(struct ksync_srcu_struct *s
  * misses come one after the other, the array's overlap, and the heads need
  * no write before their callbacks. Returns false, having run and changed
  * nothing, when the batch has more than @cap heads (the caller then uses
- * ksync__srcu_invoke()). @notify: wake the producers throttled on cb_done
- * at the end when the count is below the limit (false: more batches
- * follow at once, and the last one wakes them; see ksync__srcu_hold()).
+ * ksync__srcu_invoke()).
  */
 #define KSYNC__SRCU_INVOKE_AHEAD 4
 static KSYNC_UNUSED bool ksync__srcu_invoke_array(struct ksync_srcu_struct *ssp,
 						  struct ksync_rcu_head *list, uintptr_t *arr,
-						  size_t cap, bool notify)
+						  size_t cap)
 {
 	size_t n = 0;
 	unsigned long done = 0, gen = ksync_srcu_fork_gen;
@@ -249,7 +247,7 @@ static KSYNC_UNUSED bool ksync__srcu_invoke_array(struct ksync_srcu_struct *ssp,
 	}
 	if (done)
 		(void)ksync_ulong_fetch_add(&ssp->cb_count, (unsigned long)0 - done);
-	if (notify && ksync_ulong_load(&ssp->cb_count) < ksync__srcu_cb_limit(ssp)) {
+	if (ksync_ulong_load(&ssp->cb_count) < ksync__srcu_cb_limit(ssp)) {
 		ksync__mutex_lock(&ssp->cb_lock);
 		pthread_cond_broadcast(&ssp->cb_done);
 		pthread_mutex_unlock(&ssp->cb_lock);
