@@ -84,7 +84,10 @@ enum ksync__srcu_helper_sleep {
  * to 0, so a lone callback is taken at once (call latency unchanged), and
  * whoever waits for the helper cuts a delay short and puts it back to 0
  * (ksync__srcu_hurry_locked()): srcu_barrier(), a producer at the callback
- * limit or past half of it, a polled grace period, cleanup.
+ * limit, a polled grace period, cleanup (in the callers' mode a barrier's
+ * caller marks RUNNER instead, and a throttled producer prompts: see
+ * ksync__srcu_park()). A producer crossing half the limit only prompts
+ * (the delay ends, its level stays, nothing held or parked is forced out).
  */
 
 /*
