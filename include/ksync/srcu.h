@@ -263,12 +263,14 @@ static inline void ksync_srcu_set_cb_limit(struct ksync_srcu_struct *ssp, unsign
  * a batch whose grace period has passed to the next caller of
  * ksync_call_srcu() on @ssp, which runs it before it queues its own head
  * (not from a callback, of any domain, nor inside a ksync_srcu_read_lock()
- * section of @ssp; what no caller takes before the helper's next batch, or
- * before someone waits in ksync_srcu_barrier(), the helper runs). The nodes
+ * section of @ssp); a ksync_srcu_barrier() caller (not a callback) runs the
+ * batches it waits for itself, as does a caller throttled at the limit;
+ * what no caller takes before the helper's next batch, the helper runs. The nodes
  * are then freed by the thread that allocates the next ones, from its own
  * cache and allocator arena, instead of on another CPU while it allocates.
- * Ask for it only where every caller of ksync_call_srcu() on @ssp may run
- * any of its callbacks at that point: no lock or state a callback takes is
+ * Ask for it only where every caller of ksync_call_srcu() and
+ * ksync_srcu_barrier() on @ssp may run any of its callbacks at that point:
+ * no lock or state a callback takes is
  * held around the call (the kernel runs callbacks in another context, and
  * so does this domain without it). Order, the barrier and the grace period
  * are unchanged. May be called at any time.

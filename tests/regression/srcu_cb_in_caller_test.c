@@ -8,9 +8,12 @@
  * another head is queued behind it (a batch is parked only while producers
  * keep queuing), and the seam SRCU_CB_PARK says when the batch is parked.
  * Then: the next call_srcu() of this thread runs it, before its own head,
- * in order, once; a barrier that arrives while it is parked gets it run by
- * the helper (no caller comes); a domain that did not ask never parks; a
- * callback run in a caller may queue more and a barrier waits for them.
+ * in order, once; a barrier that arrives while it is parked runs it on the
+ * barrier's own thread, and then the batch holding its marker too (parked
+ * for it although nothing is queued behind); a barrier called from a
+ * callback of another domain runs none (the helper does); a domain that
+ * did not ask never parks; a callback run in a caller may queue more and a
+ * barrier waits for them.
  * Every callback records its position, its thread and how often it ran, so
  * a lost, early, duplicated or reordered callback fails a check.
  */
@@ -111,12 +114,9 @@ static bool park_bcd(bool in_caller)
 	__atomic_store_n(&delay_entered, 0, __ATOMIC_SEQ_CST);
 	queue(4, record); /* E: a producer still queuing */
 	ksync_srcu_read_unlock(&dd, idx);
-	if (in_caller) {
-		KT_POLL_UNTIL_MS(__atomic_load_n(&delay_entered, __ATOMIC_SEQ_CST), 5000);
-		KCHECK_EQ(__atomic_load_n(&delay_entered, __ATOMIC_SEQ_CST), 1);
-	} else {
-		KT_POLL_UNTIL_MS(ran_in_order(1, 3), 5000);
-	}
+	/* Parked (callers' mode) or held by the helper (default mode), then the delay. */
+	KT_POLL_UNTIL_MS(__atomic_load_n(&delay_entered, __ATOMIC_SEQ_CST), 5000);
+	KCHECK_EQ(__atomic_load_n(&delay_entered, __ATOMIC_SEQ_CST), 1);
 	return __atomic_load_n(&parked, __ATOMIC_SEQ_CST) != 0;
 }
 
@@ -144,10 +144,15 @@ KTEST(a_parked_batch_runs_in_the_next_call_srcu)
 	ksync_cleanup_srcu_struct(&dd);
 }
 
-/* A barrier while a batch is parked and no caller comes: the helper runs it, then the rest. */
+/*
+ * A barrier while a batch is parked and no producer comes: the barrier's
+ * caller runs it (B, C, D) on its own thread, then E and its marker, which
+ * the helper parks for it although nothing is queued behind them. Before,
+ * the barrier hurried the helper, which ran all four itself.
+ */
 static struct kt_barrier bar;
 
-KTEST(a_barrier_gets_a_parked_batch_run_by_the_helper)
+KTEST(a_barrier_runs_the_parked_batch_and_its_own_on_its_thread)
 {
 	KCHECK(park_bcd(true));
 	bar.done = 0;
@@ -155,28 +160,99 @@ KTEST(a_barrier_gets_a_parked_batch_run_by_the_helper)
 	KCHECK(kt_barrier_wait(&bar, 5000));
 	if (!__atomic_load_n(&bar.done, __ATOMIC_SEQ_CST))
 		return; /* the barrier hangs: leave it and the domain alone */
+	KCHECK(ran_in_order(0, 4));
+	KCHECK_EQ(__atomic_load_n(&nran, __ATOMIC_SEQ_CST), 5);
+	for (int i = 0; i < 5; i++)
+		KCHECK_EQ(order[i], i);
+	KCHECK(!pthread_equal(ran_on[0], bar.t)); /* A: on the helper, before the barrier */
+	for (int i = 1; i <= 4; i++)
+		KCHECK(pthread_equal(ran_on[i], bar.t)); /* (bar.t not joined yet: still its id) */
 	pthread_join(bar.t, NULL);
+	KCHECK_EQ(kt_srcu_cb_count(&dd), 0UL);
+	ksync_cleanup_srcu_struct(&dd);
+}
+
+/*
+ * The same barrier called from a callback of another domain: it must not
+ * run @dd's callbacks there (a callback never runs another's: the rule of
+ * ksync_call_srcu() too), so it hurries the helper, which runs B-E.
+ */
+static struct ksync_srcu_struct other;
+static struct ksync_rcu_head other_head;
+static pthread_t other_thread;
+static int other_done;
+
+static void barrier_from_a_callback(struct ksync_rcu_head *h)
+{
+	(void)h;
+	other_thread = pthread_self();
+	ksync_srcu_barrier(&dd);
+	__atomic_store_n(&other_done, 1, __ATOMIC_SEQ_CST);
+}
+
+KTEST(a_barrier_from_another_domains_callback_runs_none)
+{
+	KCHECK(park_bcd(true));
+	ksync_init_srcu_struct(&other);
+	__atomic_store_n(&other_done, 0, __ATOMIC_SEQ_CST);
+	ksync_call_srcu(&other, &other_head, barrier_from_a_callback);
+	KT_POLL_UNTIL_MS(__atomic_load_n(&other_done, __ATOMIC_SEQ_CST), 5000);
+	KCHECK_EQ(__atomic_load_n(&other_done, __ATOMIC_SEQ_CST), 1);
+	if (!__atomic_load_n(&other_done, __ATOMIC_SEQ_CST))
+		return; /* the barrier hangs: leave both domains alone */
+	KCHECK(ran_in_order(0, 4));
+	for (int i = 0; i < 5; i++) {
+		KCHECK_EQ(order[i], i);
+		KCHECK(!pthread_equal(ran_on[i], other_thread));
+		KCHECK(!pthread_equal(ran_on[i], pthread_self()));
+	}
+	ksync_srcu_barrier(&other);
+	ksync_cleanup_srcu_struct(&other);
+	ksync_cleanup_srcu_struct(&dd);
+}
+
+/*
+ * Without ksync_srcu_set_cb_in_caller() the same schedule parks nothing:
+ * the helper holds B, C, D (E is queued behind them: a producer still
+ * queuing; ksync__srcu_hold()) through its delay, and the barrier gets
+ * them run on the helper, in order, before E.
+ */
+KTEST(a_domain_that_did_not_ask_never_parks)
+{
+	KCHECK(!park_bcd(false));
+	KCHECK_EQ(__atomic_load_n(&nran, __ATOMIC_SEQ_CST), 1); /* A only: B-D held */
+	KCHECK_EQ(kt_srcu_cb_count(&dd), 4UL);
+	ksync_srcu_barrier(&dd);
 	KCHECK(ran_in_order(0, 4));
 	KCHECK_EQ(__atomic_load_n(&nran, __ATOMIC_SEQ_CST), 5);
 	for (int i = 0; i < 5; i++) {
 		KCHECK_EQ(order[i], i);
 		KCHECK(!pthread_equal(ran_on[i], pthread_self()));
 	}
+	KCHECK_EQ(kt_srcu_cb_count(&dd), 0UL);
 	ksync_cleanup_srcu_struct(&dd);
 }
 
-/* Without ksync_srcu_set_cb_in_caller() the same schedule parks nothing. */
-KTEST(a_domain_that_did_not_ask_never_parks)
+/*
+ * The default mode's producer throttled at the limit while the helper
+ * holds B, C, D: its hurry ends the hold, and the helper runs B-D, then
+ * E and F (the throttled head), in order. The producer returns once the
+ * count is back under the limit: the held batch's count is settled at its
+ * end, so B-D have run by then.
+ */
+KTEST(a_throttled_producer_ends_the_helpers_hold)
 {
 	KCHECK(!park_bcd(false));
-	KCHECK(ran_in_order(0, 3));
-	for (int i = 0; i <= 3; i++)
-		KCHECK(!pthread_equal(ran_on[i], pthread_self()));
-	queue(5, record);
+	KCHECK_EQ(__atomic_load_n(&nran, __ATOMIC_SEQ_CST), 1);
+	queue(5, record); /* B-F: 5 of limit 4, throttled until the helper has run some */
+	KCHECK(ran_in_order(1, 3)); /* held B-D ran before F's call returned */
+	queue(6, record); /* G: under the limit */
 	ksync_srcu_barrier(&dd);
-	KCHECK(ran_in_order(0, 5));
-	for (int i = 0; i < 6; i++)
+	KCHECK(ran_in_order(0, 6));
+	for (int i = 0; i < 7; i++) {
 		KCHECK_EQ(order[i], i);
+		KCHECK(!pthread_equal(ran_on[i], pthread_self()));
+	}
 	ksync_cleanup_srcu_struct(&dd);
 }
 
