@@ -82,6 +82,14 @@ struct inode *new_inode(struct super_block *sb, struct mem_cgroup *memcg, int ni
 	inode->i_sb = sb;
 	pthread_mutex_init(&inode->i_lock, NULL);
 	inode->i_count = 1;
+	/*
+	 * A reference on the group for the inode's life, as the kernel's
+	 * object holds its objcg: after the group goes offline the inode may
+	 * still be added to its LRU (which goes to the nearest online
+	 * ancestor), and that add reads the group.
+	 */
+	if (memcg)
+		ksync_memgroup_get(memcg);
 	inode->memcg = memcg;
 	inode->nid = nid;
 	list_lru_item_init(&inode->i_lru);
@@ -91,6 +99,8 @@ struct inode *new_inode(struct super_block *sb, struct mem_cgroup *memcg, int ni
 static void destroy_inode(struct inode *inode)
 {
 	pthread_mutex_destroy(&inode->i_lock);
+	if (inode->memcg)
+		mem_cgroup_put(inode->memcg);
 	free(inode);
 }
 
@@ -168,6 +178,8 @@ struct dentry *d_alloc(struct super_block *sb, struct inode *inode, struct mem_c
 	pthread_mutex_init(&dentry->d_lock, NULL);
 	dentry->d_count = 1;
 	dentry->d_inode = inode; /* takes over the caller's reference */
+	if (memcg)
+		ksync_memgroup_get(memcg); /* as new_inode() */
 	dentry->memcg = memcg;
 	dentry->nid = nid;
 	list_lru_item_init(&dentry->d_lru);
@@ -238,6 +250,8 @@ static void shrink_dentry_list(struct list_head *list)
 		spin_unlock(&dentry->d_lock);
 		dentry->d_sb->dentries_freed++;
 		pthread_mutex_destroy(&dentry->d_lock);
+		if (dentry->memcg)
+			mem_cgroup_put(dentry->memcg);
 		free(dentry);
 		if (inode)
 			iput(inode); /* its last reference: onto the inode LRU */

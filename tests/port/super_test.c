@@ -11,6 +11,8 @@
 
 #include <stdlib.h>
 
+#include <ksync/srcu.h>
+
 #include "ktest.h"
 
 #define NID 0
@@ -144,6 +146,13 @@ KTEST(offline_reparents_to_the_parent)
 	populate(child, 20, 7);
 	KCHECK_EQ(count(child), 27);
 	KCHECK_EQ(ksync_memgroup_offline(child), 0);
+	/*
+	 * Forced schedule: had the offline freed the child, its memory would be
+	 * gone after this barrier, and the inodes the shrink below puts back on
+	 * their LRU read it (an ASan use-after-free, intermittent before the
+	 * inodes and dentries held a reference on their group).
+	 */
+	ksync_srcu_barrier(ksync_memgroup_set_srcu(ksync_shrinker_registry_groups(NULL)));
 	KCHECK_EQ(dentries(parent), 30);
 	KCHECK_EQ(inodes(parent), 7);
 	KCHECK_EQ(count(parent), 37);
