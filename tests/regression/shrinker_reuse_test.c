@@ -72,11 +72,38 @@ static void *walker(void *arg)
 	return NULL;
 }
 
+/*
+ * s1's record was released while the walker (thread @t) stops on it, inside
+ * its read section: register a new shrinker, which must not get s1's record
+ * (an allocated shrinker lives in its record: the same address is the same
+ * record; the walker's section holds back the grace period a reuse needs),
+ * let the walker go on, and check that it never called the new one (the
+ * walker goes on from s1's unlinked record, whose next is the list head:
+ * the new shrinker was added after the unlink). Then tear down.
+ */
+static void register_new_and_release_walker(struct ksync_shrinker_registry *reg, struct ksync_shrinker *s1,
+					    pthread_t t)
+{
+	struct ksync_shrinker *s2 = ksync_shrinker_alloc(reg, 0, "new");
+
+	KASSERT(s2);
+	s2->count_objects = count_tally;
+	s2->scan_objects = kt_scan_none;
+	s2->private_data = (void *)2;
+	KCHECK_EQ(ksync_shrinker_register(s2), 0);
+	KCHECK(s2 != s1);
+	__atomic_store_n(&mutator_done, 1, __ATOMIC_SEQ_CST);
+	pthread_join(t, NULL);
+	ksync_shrinker_set_yield_hook(NULL, NULL);
+	KCHECK_EQ(ksync_atomic_read(&new_calls), 0);
+	KCHECK_EQ(ksync_shrinker_free(s2), 0);
+	KCHECK_EQ(ksync_shrinker_registry_destroy(reg), 0);
+}
+
 KTEST(walker_never_sees_its_record_reused)
 {
 	struct ksync_shrinker_registry *reg = ksync_shrinker_registry_create(1);
 	struct ksync_shrinker *s1 = ksync_shrinker_alloc(reg, 0, "old");
-	struct ksync_shrinker *s2;
 	pthread_t t;
 
 	KASSERT(reg && s1);
@@ -90,24 +117,7 @@ KTEST(walker_never_sees_its_record_reused)
 
 	/* The walker holds s1's record (no reference: nothing to wait for). */
 	KCHECK_EQ(ksync_shrinker_free(s1), 0);
-	s2 = ksync_shrinker_alloc(reg, 0, "new");
-	KASSERT(s2);
-	s2->count_objects = count_tally;
-	s2->scan_objects = kt_scan_none;
-	s2->private_data = (void *)2;
-	KCHECK_EQ(ksync_shrinker_register(s2), 0);
-	/* An allocated shrinker lives in its record: the same address is the same record. */
-	KCHECK(s2 != s1);
-	__atomic_store_n(&mutator_done, 1, __ATOMIC_SEQ_CST);
-	pthread_join(t, NULL);
-	ksync_shrinker_set_yield_hook(NULL, NULL);
-	/*
-	 * The walker went on from s1's unlinked record, whose next is the list
-	 * head (s2 was added after the unlink): it must not have called s2.
-	 */
-	KCHECK_EQ(ksync_atomic_read(&new_calls), 0);
-	KCHECK_EQ(ksync_shrinker_free(s2), 0);
-	KCHECK_EQ(ksync_shrinker_registry_destroy(reg), 0);
+	register_new_and_release_walker(reg, s1, t);
 }
 
 KTEST(idle_release_reuses_the_record)
@@ -139,7 +149,6 @@ KTEST(walker_never_sees_its_record_reused_polled)
 	struct ksync_shrinker_registry *reg = ksync_shrinker_registry_create(1);
 	struct ksync_shrinker *s1 = ksync_shrinker_alloc(reg, 0, "old");
 	static struct ksync_shrinker *others[N - 1];
-	struct ksync_shrinker *s2;
 	pthread_t t;
 
 	KASSERT(reg && s1);
@@ -166,20 +175,7 @@ KTEST(walker_never_sees_its_record_reused_polled)
 	KCHECK_EQ(ksync_shrinker_free(s1), 0);
 	for (int i = 0; i < N - 1; i++)
 		KCHECK_EQ(ksync_shrinker_free(others[i]), 0);
-	s2 = ksync_shrinker_alloc(reg, 0, "new");
-	KASSERT(s2);
-	s2->count_objects = count_tally;
-	s2->scan_objects = kt_scan_none;
-	s2->private_data = (void *)2;
-	KCHECK_EQ(ksync_shrinker_register(s2), 0);
-	KCHECK(s2 != s1); /* the walker's section holds the group's grace period back */
-	__atomic_store_n(&mutator_done, 1, __ATOMIC_SEQ_CST);
-	pthread_join(t, NULL);
-	ksync_shrinker_set_yield_hook(NULL, NULL);
-	/* The walker went on from s1's unlinked record: it must not have called s2. */
-	KCHECK_EQ(ksync_atomic_read(&new_calls), 0);
-	KCHECK_EQ(ksync_shrinker_free(s2), 0);
-	KCHECK_EQ(ksync_shrinker_registry_destroy(reg), 0);
+	register_new_and_release_walker(reg, s1, t);
 }
 
 struct parked_reader {

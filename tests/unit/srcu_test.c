@@ -1028,19 +1028,29 @@ static void *gp_probe_main(void *arg)
 }
 
 /*
- * With a section of @ssp open on this thread (index @idx), a grace period
- * started by another thread must not end; then end the section.
+ * With a section of @ssp open on this thread, a grace period started by
+ * another thread must not end within @ms; then @end ends the section
+ * (@idx: its index, or @tok: its fast-form token) and the grace period
+ * must end.
  */
-static void gp_must_wait_then_unlock(struct ksync_srcu_struct *ssp, int idx)
+static void gp_must_wait_then_end(struct ksync_srcu_struct *ssp, long ms, int idx, struct ksync_srcu_ctr *tok)
 {
 	struct gp_probe g = { ssp, 0 };
 	pthread_t t;
 	KCHECK_EQ(pthread_create(&t, NULL, gp_probe_main, &g), 0);
-	kt_sleep_ms(20);
+	kt_sleep_ms(ms);
 	KCHECK_EQ(__atomic_load_n(&g.returned, __ATOMIC_SEQ_CST), 0);
-	ksync_srcu_read_unlock(ssp, idx);
+	if (tok)
+		ksync_srcu_read_unlock_fast(ssp, tok);
+	else
+		ksync_srcu_read_unlock(ssp, idx);
 	pthread_join(t, NULL);
 	KCHECK_EQ(g.returned, 1);
+}
+
+static void gp_must_wait_then_unlock(struct ksync_srcu_struct *ssp, int idx)
+{
+	gp_must_wait_then_end(ssp, 20, idx, NULL);
 }
 
 KTEST(direct_words_recycled_by_cleanup_and_domains_past_them)
@@ -1135,14 +1145,7 @@ static void read_word_case(struct ksync_srcu_struct *ssp, bool direct)
 		KCHECK(again == u);
 		ksync_srcu_read_unlock_fast(ssp, again);
 		/* The last section, on the new index, holds a grace period off. */
-		struct gp_probe g = { ssp, 0 };
-		pthread_t th;
-		KCHECK_EQ(pthread_create(&th, NULL, gp_probe_main, &g), 0);
-		kt_sleep_ms(5);
-		KCHECK_EQ(__atomic_load_n(&g.returned, __ATOMIC_SEQ_CST), 0);
-		ksync_srcu_read_unlock_fast(ssp, u);
-		pthread_join(th, NULL);
-		KCHECK_EQ(g.returned, 1);
+		gp_must_wait_then_end(ssp, 5, -1, u);
 		KCHECK(!ksync_srcu_read_lock_held(ssp));
 	}
 }

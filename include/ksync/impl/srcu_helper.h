@@ -329,6 +329,22 @@ static KSYNC_UNUSED bool ksync__srcu_park(struct ksync_srcu_struct *ssp, struct 
 }
 
 /*
+ * Run the @nheld batches the helper held, oldest first. False when a
+ * callback forked (the fork generation moved past @gen): the helper then
+ * returns at once, as after any batch.
+ */
+static KSYNC_UNUSED bool ksync__srcu_run_held(struct ksync_srcu_struct *ssp, struct ksync_rcu_head **held,
+					      unsigned nheld, uintptr_t **arr, size_t *cap, unsigned long gen)
+{
+	for (unsigned i = 0; i < nheld; i++) {
+		ksync__srcu_helper_invoke(ssp, held[i], arr, cap);
+		if (ksync_srcu_fork_gen != gen)
+			return false;
+	}
+	return true;
+}
+
+/*
  * Holding finished batches (the default mode). With the helper on another
  * CPU, running a batch while the producers keep allocating makes both
  * sides pay for every node: the helper's free() and the producers'
@@ -459,21 +475,15 @@ static KSYNC_UNUSED void *ksync__srcu_helper_main(void *arg)
 			if (ksync__srcu_hold(ssp, hurried, nheld, held_us)) {
 				held[nheld++] = list;
 			} else {
-				for (unsigned i = 0; i < nheld; i++) {
-					ksync__srcu_helper_invoke(ssp, held[i], &arr, &arr_cap);
-					if (ksync_srcu_fork_gen != gen)
-						return NULL; /* a callback forked: see below */
-				}
+				if (!ksync__srcu_run_held(ssp, held, nheld, &arr, &arr_cap, gen))
+					return NULL; /* a callback forked: see below */
 				nheld = 0;
 				held_us = 0;
 				ksync__srcu_helper_invoke(ssp, list, &arr, &arr_cap);
 			}
 		} else if (!list && nheld) { /* the producers paused; a poll request; stopping */
-			for (unsigned i = 0; i < nheld; i++) {
-				ksync__srcu_helper_invoke(ssp, held[i], &arr, &arr_cap);
-				if (ksync_srcu_fork_gen != gen)
-					return NULL; /* a callback forked: see below */
-			}
+			if (!ksync__srcu_run_held(ssp, held, nheld, &arr, &arr_cap, gen))
+				return NULL; /* a callback forked: see below */
 			nheld = 0;
 			held_us = 0;
 		}
