@@ -409,6 +409,169 @@ KTEST(static_domain_first_readers_racing_its_set_up_hold_off_a_grace_period)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Thread exit inside sections; the next thread (same stack, same TLS)      */
+
+struct exit_job {
+	struct ksync_srcu_struct *d, *f;
+};
+
+static void *exit_inside(void *p)
+{
+	struct exit_job *j = (struct exit_job *)p;
+
+	(void)ksync_srcu_read_lock(j->d);
+	(void)ksync_srcu_read_lock_fast(j->d);
+	(void)ksync_srcu_read_lock_fast(j->f);
+	(void)ksync_srcu_read_lock(j->f);
+	return NULL; /* exits inside four sections: dropped and reported */
+}
+
+struct next_job {
+	struct ksync_srcu_struct *d, *f;
+	int in, go;
+};
+
+static void *next_reader(void *p)
+{
+	struct next_job *j = (struct next_job *)p;
+
+	int i = ksync_srcu_read_lock(j->d);
+	struct ksync_srcu_ctr *t = ksync_srcu_read_lock_fast(j->f);
+	ST(&j->in, 1);
+	KT_POLL_UNTIL(LD(&j->go));
+	ksync_srcu_read_unlock(j->d, i);
+	ST(&j->go, 2);
+	KT_POLL_UNTIL(LD(&j->go) == 3);
+	ksync_srcu_read_unlock_fast(j->f, t);
+	return NULL;
+}
+
+static int exit_child(int unused)
+{
+	static struct ksync_srcu_struct fill[KSYNC_SRCU_DIRECT];
+	struct ksync_srcu_struct d, f;
+	int fails = 0;
+
+	(void)unused;
+	ksync_init_srcu_struct(&d);
+	for (int i = 0; i < KSYNC_SRCU_DIRECT; i++)
+		ksync_init_srcu_struct(&fill[i]);
+	ksync_init_srcu_struct(&f);
+	if (is_far(&d) || !is_far(&f))
+		return 64;
+	for (int round = 0; round < 4; round++) {
+		struct exit_job ej = { &d, &f };
+		pthread_t t;
+		unsigned long w0 = warns();
+
+		pthread_create(&t, NULL, exit_inside, &ej);
+		pthread_join(t, NULL);
+		if (round == 0 && warns() == w0)
+			fails |= 1;
+		ksync_synchronize_srcu(&d); /* the dropped sections hold nothing */
+		ksync_synchronize_srcu(&f);
+		if (kt_srcu_count_slots(&d) != 0 || kt_srcu_count_slots(&f) != 0)
+			fails |= 2;
+		/* The next thread likely gets the same stack and TLS block. */
+		struct next_job nj = { &d, &f, 0, 0 };
+		pthread_create(&t, NULL, next_reader, &nj);
+		KT_POLL_UNTIL(LD(&nj.in));
+		struct syncer sd, sf;
+		syncer_start(&sd, &d);
+		syncer_start(&sf, &f);
+		if (!syncer_was_waiting(&sd) || !syncer_was_waiting(&sf))
+			fails |= 4;
+		ST(&nj.go, 1);
+		KT_POLL_UNTIL(LD(&nj.go) == 2);
+		pthread_join(sd.t, NULL);
+		kt_sleep_us(500);
+		if (!syncer_was_waiting(&sf))
+			fails |= 8;
+		ST(&nj.go, 3);
+		pthread_join(sf.t, NULL);
+		pthread_join(t, NULL);
+	}
+	ksync_cleanup_srcu_struct(&f);
+	for (int i = 0; i < KSYNC_SRCU_DIRECT; i++)
+		ksync_cleanup_srcu_struct(&fill[i]);
+	ksync_cleanup_srcu_struct(&d);
+	return fails;
+}
+
+KTEST(thread_exit_inside_sections_then_the_next_thread_on_its_tls)
+{
+	run_in_child(exit_child, 0);
+}
+
+#ifdef KSYNC_DEBUG
+/* A fast token of another thread: reported and ignored in KSYNC_DEBUG builds. */
+struct tok_job {
+	struct ksync_srcu_struct *ssp;
+	struct ksync_srcu_ctr *tok;
+	int in, go;
+};
+
+static void *tok_owner(void *p)
+{
+	struct tok_job *j = (struct tok_job *)p;
+
+	j->tok = ksync_srcu_read_lock_fast(j->ssp);
+	ST(&j->in, 1);
+	KT_POLL_UNTIL(LD(&j->go));
+	ksync_srcu_read_unlock_fast(j->ssp, j->tok);
+	return NULL;
+}
+
+static int foreign_token_child(int far)
+{
+	static struct ksync_srcu_struct fill[KSYNC_SRCU_DIRECT];
+	struct ksync_srcu_struct d;
+	int nfill = 0, fails = 0;
+
+	if (far)
+		for (; nfill < KSYNC_SRCU_DIRECT; nfill++)
+			ksync_init_srcu_struct(&fill[nfill]);
+	ksync_init_srcu_struct(&d);
+	if (is_far(&d) != far)
+		return 64;
+	struct tok_job j = { &d, NULL, 0, 0 };
+	pthread_t t;
+	pthread_create(&t, NULL, tok_owner, &j);
+	KT_POLL_UNTIL(LD(&j.in));
+	/* This thread in a section of its own, on the same index. */
+	struct ksync_srcu_ctr *mine = ksync_srcu_read_lock_fast(&d);
+	unsigned long w0 = warns();
+	ksync_srcu_read_unlock_fast(&d, j.tok); /* not this thread's word */
+	if (warns() == w0)
+		fails |= 1;
+	if (!ksync_srcu_read_lock_held(&d))
+		fails |= 2;
+	/* Both sections still hold a grace period off. */
+	struct syncer s;
+	syncer_start(&s, &d);
+	if (!syncer_was_waiting(&s))
+		fails |= 4;
+	ksync_srcu_read_unlock_fast(&d, mine);
+	kt_sleep_us(500);
+	if (!syncer_was_waiting(&s))
+		fails |= 8; /* the owner's section was ended by the foreign token */
+	ST(&j.go, 1);
+	pthread_join(t, NULL);
+	pthread_join(s.t, NULL);
+	ksync_cleanup_srcu_struct(&d);
+	for (int i = 0; i < nfill; i++)
+		ksync_cleanup_srcu_struct(&fill[i]);
+	return fails;
+}
+
+KTEST(debug_fast_token_of_another_thread_is_reported_and_ends_nothing)
+{
+	run_in_child(foreign_token_child, 0);
+	run_in_child(foreign_token_child, 1);
+}
+#endif
+
+/* ------------------------------------------------------------------------ */
 /* Callbacks: once each, in order per producer, never where they must not run */
 
 #define NPROD 2
