@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "ktest.h"
+#include "sanitizer.h"
 #include "srcu_peek.h"
 #include "wait.h"
 
@@ -90,6 +91,8 @@ static void syncer_join(struct syncer *s)
 /* ------------------------------------------------------------------------ */
 /* Misused unlocks end nothing (the read word's index is masked nowhere)    */
 
+static int check_reports;
+
 static unsigned long warns(void)
 {
 	return __atomic_load_n(&ksync_warn_count, __ATOMIC_SEQ_CST);
@@ -131,7 +134,7 @@ static int bad_index_child(int far)
 		unsigned long w0 = warns();
 		bad_unlocks(&a, ia);
 		bad_unlocks(&b, ib);
-		if (!flip && warns() == w0) /* once per site: the first round reports */
+		if (check_reports && !flip && warns() == w0) /* once per site: the first round reports */
 			fails |= 1;
 		if (!ksync_srcu_read_lock_held(&a) || !ksync_srcu_read_lock_held(&b))
 			fails |= 2;
@@ -156,8 +159,20 @@ static int bad_index_child(int far)
 	return fails;
 }
 
+/*
+ * Run @fn in a fork() child, so that the once-per-site reports are fresh.
+ * Under ThreadSanitizer, in this process instead (the atfork handler
+ * re-creates ksync's locks by copying a fresh initialiser over them, which
+ * TSan does not see: the child's first lock reads as a double lock), with
+ * the report counts unchecked (the other builds check them).
+ */
+
 static void run_in_child(int (*fn)(int), int arg)
 {
+	if (KT_TSAN) {
+		KCHECK_EQ(fn(arg), 0);
+		return;
+	}
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid == 0)
@@ -317,6 +332,16 @@ static void fork_keeps_sections(int far)
 	struct ksync_srcu_struct d;
 	int nfill = 0;
 
+	/*
+	 * ThreadSanitizer: the atfork handler re-creates the domain's locks by
+	 * copying a fresh initialiser over them, which TSan does not see (it
+	 * reports the child's next lock as a double lock), and threads after a
+	 * multi-threaded fork are not supported there. The other builds run it.
+	 */
+	if (KT_TSAN) {
+		printf("  skipped under ThreadSanitizer (threads in a fork() child)\n");
+		return;
+	}
 	if (far)
 		for (; nfill < KSYNC_SRCU_DIRECT; nfill++)
 			ksync_init_srcu_struct(&fill[nfill]);
@@ -466,7 +491,7 @@ static int exit_child(int unused)
 
 		pthread_create(&t, NULL, exit_inside, &ej);
 		pthread_join(t, NULL);
-		if (round == 0 && warns() == w0)
+		if (check_reports && round == 0 && warns() == w0)
 			fails |= 1;
 		ksync_synchronize_srcu(&d); /* the dropped sections hold nothing */
 		ksync_synchronize_srcu(&f);
@@ -542,7 +567,7 @@ static int foreign_token_child(int far)
 	struct ksync_srcu_ctr *mine = ksync_srcu_read_lock_fast(&d);
 	unsigned long w0 = warns();
 	ksync_srcu_read_unlock_fast(&d, j.tok); /* not this thread's word */
-	if (warns() == w0)
+	if (check_reports && warns() == w0)
 		fails |= 1;
 	if (!ksync_srcu_read_lock_held(&d))
 		fails |= 2;
@@ -749,5 +774,6 @@ KTEST(cleanup_after_a_stream_runs_the_held_batches_or_reports)
 
 int main(int argc, char **argv)
 {
+	check_reports = !KT_TSAN;
 	return ktest_run(argc, argv);
 }
