@@ -610,6 +610,7 @@ struct node {
 static struct ksync_srcu_struct cb_d, cb_e;
 static int cb_last[NPROD];
 static int cb_ran, cb_order_bad, cb_in_section, cb_in_other_cb, cb_dup;
+static int cb_running, cb_overlap, cb_chain_queued, cb_e_barrier_bad, cb_barrier_stop;
 static unsigned long cb_max_count;
 static __thread int in_e_callback;
 static unsigned char *cb_seen[NPROD];
@@ -623,6 +624,16 @@ static void d_cb(struct ksync_rcu_head *h)
 		ADD(&cb_in_section, 1);
 	if (in_e_callback)
 		ADD(&cb_in_other_cb, 1);
+	/* One at a time, whoever runs them (helper, producer, barrier caller). */
+	if (ADD(&cb_running, 1) != 0)
+		ADD(&cb_overlap, 1);
+	if (n->prod == -2 && n->seq > 0) { /* a chain: queue the next link */
+		struct node *m = (struct node *)malloc(sizeof(*m));
+		m->prod = -2;
+		m->seq = n->seq - 1;
+		ADD(&cb_chain_queued, 1);
+		ksync_call_srcu(&cb_d, &m->rh, d_cb);
+	}
 	if (n->prod >= 0) {
 		if (n->seq <= LD(&cb_last[n->prod]))
 			ADD(&cb_order_bad, 1);
@@ -631,12 +642,14 @@ static void d_cb(struct ksync_rcu_head *h)
 			ADD(&cb_dup, 1);
 	}
 	ADD(&cb_ran, 1);
+	ADD(&cb_running, -1);
 	free(n);
 }
 
 struct e_node {
 	struct ksync_rcu_head rh;
 	struct node *d_node;
+	int prod, seq; /* the producer's last head queued on D before this one */
 };
 
 /* E's callback queues on D: D's parked batches must not run in here. */
@@ -646,6 +659,12 @@ static void e_cb(struct ksync_rcu_head *h)
 
 	in_e_callback = 1;
 	ksync_call_srcu(&cb_d, &e->d_node->rh, d_cb);
+	if (e->seq & 1) {
+		/* From another domain's callback: waits, runs none itself (the helper does). */
+		ksync_srcu_barrier(&cb_d);
+		if (LD(&cb_last[e->prod]) < e->seq)
+			ADD(&cb_e_barrier_bad, 1);
+	}
 	in_e_callback = 0;
 	free(e);
 }
@@ -679,8 +698,17 @@ static void *producer(void *p)
 			e->d_node = (struct node *)malloc(sizeof(*e->d_node));
 			e->d_node->prod = -1;
 			e->d_node->seq = 0;
+			e->prod = me;
+			e->seq = i;
 			ADD(&cb_e_queued, 1);
 			ksync_call_srcu(&cb_e, &e->rh, e_cb);
+		}
+		if (i % 5000 == 0) { /* a chain of eight, queued from callbacks */
+			struct node *c = (struct node *)malloc(sizeof(*c));
+			c->prod = -2;
+			c->seq = 8;
+			ADD(&cb_chain_queued, 1);
+			ksync_call_srcu(&cb_d, &c->rh, d_cb);
 		}
 		if (i % 10000 == 0) {
 			/* Every callback this thread queued before the barrier has run. */
@@ -692,9 +720,18 @@ static void *producer(void *p)
 	return NULL;
 }
 
+/* Barriers from a third thread while the producers stream (several runners at once). */
+static void *barrier_loop(void *p)
+{
+	(void)p;
+	while (!LD(&cb_barrier_stop))
+		ksync_srcu_barrier(&cb_d);
+	return NULL;
+}
+
 static void callbacks_run(int in_caller, unsigned long limit)
 {
-	pthread_t t[NPROD];
+	pthread_t t[NPROD], bt;
 
 	ksync_init_srcu_struct(&cb_d);
 	ksync_init_srcu_struct(&cb_e);
@@ -703,17 +740,23 @@ static void callbacks_run(int in_caller, unsigned long limit)
 	ksync_srcu_set_cb_limit(&cb_d, limit);
 	cb_ran = cb_order_bad = cb_in_section = cb_in_other_cb = cb_dup = cb_e_queued = 0;
 	cb_max_count = 0;
+	cb_running = cb_overlap = cb_chain_queued = cb_e_barrier_bad = cb_barrier_stop = 0;
 	for (int i = 0; i < NPROD; i++) {
 		cb_last[i] = 0;
 		cb_seen[i] = (unsigned char *)calloc(PER_PROD + 1, 1);
 	}
 	for (intptr_t i = 0; i < NPROD; i++)
 		pthread_create(&t[i], NULL, producer, (void *)i);
+	pthread_create(&bt, NULL, barrier_loop, NULL);
 	for (int i = 0; i < NPROD; i++)
 		pthread_join(t[i], NULL);
+	ST(&cb_barrier_stop, 1);
+	pthread_join(bt, NULL);
 	ksync_srcu_barrier(&cb_e);
 	ksync_srcu_barrier(&cb_d);
-	KCHECK_EQ(LD(&cb_ran), NPROD * PER_PROD + LD(&cb_e_queued));
+	KCHECK_EQ(LD(&cb_ran), NPROD * PER_PROD + LD(&cb_e_queued) + LD(&cb_chain_queued));
+	KCHECK_EQ(LD(&cb_overlap), 0);
+	KCHECK_EQ(LD(&cb_e_barrier_bad), 0);
 	KCHECK_EQ(kt_srcu_cb_count(&cb_d), 0);
 	KCHECK_EQ(LD(&cb_order_bad), 0);
 	KCHECK_EQ(LD(&cb_dup), 0);
