@@ -528,6 +528,98 @@ KTEST(thread_exit_inside_sections_then_the_next_thread_on_its_tls)
 	run_in_child(exit_child, 0);
 }
 
+/*
+ * Sections in a pthread key destructor that runs after ksync's exit hook
+ * (its key was created later): the thread's words are gone, so they count
+ * in the shared counters, and a grace period (and the try) must see them.
+ */
+static pthread_key_t late_key;
+static struct ksync_srcu_struct *late_dom[2];
+static int late_in, late_go, late_bad;
+
+static void late_destructor(void *arg)
+{
+	(void)arg;
+	int i0 = ksync_srcu_read_lock(late_dom[0]);
+	struct ksync_srcu_ctr *t1 = ksync_srcu_read_lock_fast(late_dom[1]);
+	int i1 = ksync_srcu_read_lock(late_dom[1]);
+	if (!ksync_srcu_read_lock_held(late_dom[0]) || !ksync_srcu_read_lock_held(late_dom[1]))
+		ADD(&late_bad, 1);
+	ST(&late_in, 1);
+	KT_POLL_UNTIL(LD(&late_go) >= 1);
+	ksync_srcu_read_unlock(late_dom[0], i0);
+	ST(&late_in, 2);
+	KT_POLL_UNTIL(LD(&late_go) >= 2);
+	ksync_srcu_read_unlock_fast(late_dom[1], t1);
+	ST(&late_in, 3);
+	KT_POLL_UNTIL(LD(&late_go) >= 3);
+	ksync_srcu_read_unlock(late_dom[1], i1);
+}
+
+static void *late_thread(void *arg)
+{
+	(void)arg;
+	/* A first section on both: ksync's exit hook is armed, its key made. */
+	int i = ksync_srcu_read_lock(late_dom[0]);
+	ksync_srcu_read_unlock(late_dom[0], i);
+	struct ksync_srcu_ctr *t = ksync_srcu_read_lock_fast(late_dom[1]);
+	ksync_srcu_read_unlock_fast(late_dom[1], t);
+	pthread_setspecific(late_key, (void *)1);
+	return NULL;
+}
+
+KTEST(sections_in_a_key_destructor_after_the_exit_hook_hold_off_grace_periods)
+{
+	static struct ksync_srcu_struct fill[KSYNC_SRCU_DIRECT];
+	struct ksync_srcu_struct d, f;
+	pthread_t t;
+
+	ksync_init_srcu_struct(&d);
+	for (int i = 0; i < KSYNC_SRCU_DIRECT; i++)
+		ksync_init_srcu_struct(&fill[i]);
+	ksync_init_srcu_struct(&f);
+	KCHECK(!is_far(&d));
+	KCHECK(is_far(&f));
+	late_dom[0] = &d;
+	late_dom[1] = &f;
+	/* ksync's key exists (the domains' first use above made it): ours comes after. */
+	int i = ksync_srcu_read_lock(&d);
+	ksync_srcu_read_unlock(&d, i);
+	KCHECK_EQ(pthread_key_create(&late_key, late_destructor), 0);
+	late_in = late_go = late_bad = 0;
+	pthread_create(&t, NULL, late_thread, NULL);
+	KT_POLL_UNTIL(LD(&late_in) == 1);
+	/* The schedule: ksync's exit hook ran first (the thread's slot of f is gone). */
+	KCHECK_EQ(kt_srcu_count_slots(&f), 0);
+	KCHECK(!ksync_try_synchronize_srcu(&d));
+	KCHECK(!ksync_try_synchronize_srcu(&f));
+	struct syncer sd, sf;
+	syncer_start(&sd, &d);
+	syncer_start(&sf, &f);
+	KCHECK(syncer_was_waiting(&sd));
+	KCHECK(syncer_was_waiting(&sf));
+	ST(&late_go, 1);
+	KT_POLL_UNTIL(LD(&late_in) == 2);
+	syncer_join(&sd);
+	kt_sleep_us(500);
+	KCHECK(syncer_was_waiting(&sf));
+	ST(&late_go, 2);
+	KT_POLL_UNTIL(LD(&late_in) == 3);
+	kt_sleep_us(500);
+	KCHECK(syncer_was_waiting(&sf));
+	ST(&late_go, 3);
+	syncer_join(&sf);
+	pthread_join(t, NULL);
+	KCHECK_EQ(LD(&late_bad), 0);
+	pthread_key_delete(late_key);
+	ksync_synchronize_srcu(&d);
+	ksync_synchronize_srcu(&f);
+	ksync_cleanup_srcu_struct(&f);
+	for (int k = 0; k < KSYNC_SRCU_DIRECT; k++)
+		ksync_cleanup_srcu_struct(&fill[k]);
+	ksync_cleanup_srcu_struct(&d);
+}
+
 #ifdef KSYNC_DEBUG
 /* A fast token of another thread: reported and ignored in KSYNC_DEBUG builds. */
 struct tok_job {
