@@ -704,7 +704,8 @@ static int cb_last[NPROD];
 static int cb_ran, cb_order_bad, cb_in_section, cb_in_other_cb, cb_dup;
 static int cb_running, cb_overlap, cb_chain_queued, cb_e_barrier_bad, cb_barrier_stop;
 static unsigned long cb_max_count;
-static __thread int in_e_callback;
+static __thread int in_e_callback, in_d_section, is_producer;
+static int cb_on_producer;
 static unsigned char *cb_seen[NPROD];
 
 static void d_cb(struct ksync_rcu_head *h)
@@ -712,10 +713,12 @@ static void d_cb(struct ksync_rcu_head *h)
 	struct node *n = (struct node *)h;
 
 	/* Never inside a read section of the domain on this thread. */
-	if (ksync_srcu_read_lock_held(&cb_d))
+	if (ksync_srcu_read_lock_held(&cb_d) || in_d_section)
 		ADD(&cb_in_section, 1);
 	if (in_e_callback)
 		ADD(&cb_in_other_cb, 1);
+	if (is_producer)
+		ADD(&cb_on_producer, 1);
 	/* One at a time, whoever runs them (helper, producer, barrier caller). */
 	if (ADD(&cb_running, 1) != 0)
 		ADD(&cb_overlap, 1);
@@ -768,17 +771,26 @@ static void *producer(void *p)
 	int me = (int)(intptr_t)p;
 	uint32_t x = 12345u + (uint32_t)me;
 
+	is_producer = 1;
+
 	for (int i = 1; i <= PER_PROD; i++) {
 		struct node *n = (struct node *)malloc(sizeof(*n));
 		n->prod = me;
 		n->seq = i;
 		x = x * 1103515245u + 12345u;
-		int in = (x >> 16) % 8 == 0;
+		int in = (x >> 16) % 8;	/* 0: classic section, 1: fast, 2: nested both */
 		int idx = 0;
-		if (in)
+		struct ksync_srcu_ctr *tok = NULL;
+		if (in == 0 || in == 2)
 			idx = ksync_srcu_read_lock(&cb_d);
+		if (in == 1 || in == 2)
+			tok = ksync_srcu_read_lock_fast(&cb_d);
+		in_d_section = in <= 2;
 		ksync_call_srcu(&cb_d, &n->rh, d_cb);
-		if (in)
+		in_d_section = 0;
+		if (in == 1 || in == 2)
+			ksync_srcu_read_unlock_fast(&cb_d, tok);
+		if (in == 0 || in == 2)
 			ksync_srcu_read_unlock(&cb_d, idx);
 		unsigned long c = kt_srcu_cb_count(&cb_d);
 		unsigned long m = LD(&cb_max_count);
@@ -821,17 +833,24 @@ static void *barrier_loop(void *p)
 	return NULL;
 }
 
-static void callbacks_run(int in_caller, unsigned long limit)
+static struct ksync_srcu_struct cb_fill[KSYNC_SRCU_DIRECT];
+
+static void callbacks_run(int in_caller, unsigned long limit, int far)
 {
 	pthread_t t[NPROD], bt;
 
+	if (far)
+		for (int i = 0; i < KSYNC_SRCU_DIRECT; i++)
+			ksync_init_srcu_struct(&cb_fill[i]);
 	ksync_init_srcu_struct(&cb_d);
+	KCHECK_EQ(is_far(&cb_d), far);
 	ksync_init_srcu_struct(&cb_e);
 	ksync_srcu_set_cb_in_caller(&cb_d, in_caller);
 	ksync_srcu_set_cb_in_caller(&cb_e, in_caller);
 	ksync_srcu_set_cb_limit(&cb_d, limit);
 	cb_ran = cb_order_bad = cb_in_section = cb_in_other_cb = cb_dup = cb_e_queued = 0;
 	cb_max_count = 0;
+	cb_on_producer = 0;
 	cb_running = cb_overlap = cb_chain_queued = cb_e_barrier_bad = cb_barrier_stop = 0;
 	for (int i = 0; i < NPROD; i++) {
 		cb_last[i] = 0;
@@ -848,6 +867,9 @@ static void callbacks_run(int in_caller, unsigned long limit)
 	ksync_srcu_barrier(&cb_d);
 	KCHECK_EQ(LD(&cb_ran), NPROD * PER_PROD + LD(&cb_e_queued) + LD(&cb_chain_queued));
 	KCHECK_EQ(LD(&cb_overlap), 0);
+	printf("  mode %s, limit %lu, %s domain: %d of %d callbacks ran on a producer\n",
+	       in_caller ? "callers'" : "default", limit, far ? "far" : "direct", LD(&cb_on_producer),
+	       LD(&cb_ran));
 	KCHECK_EQ(LD(&cb_e_barrier_bad), 0);
 	KCHECK_EQ(kt_srcu_cb_count(&cb_d), 0);
 	KCHECK_EQ(LD(&cb_order_bad), 0);
@@ -867,18 +889,23 @@ static void callbacks_run(int in_caller, unsigned long limit)
 					    (unsigned long)NPROD * PER_PROD / 8);
 	ksync_cleanup_srcu_struct(&cb_e);
 	ksync_cleanup_srcu_struct(&cb_d);
+	if (far)
+		for (int i = 0; i < KSYNC_SRCU_DIRECT; i++)
+			ksync_cleanup_srcu_struct(&cb_fill[i]);
 }
 
 KTEST(default_mode_callbacks_once_in_order_and_barrier_waits_for_held_batches)
 {
-	callbacks_run(0, 0);
-	callbacks_run(0, 256);
+	callbacks_run(0, 0, 0);
+	callbacks_run(0, 256, 1);
 }
 
 KTEST(callers_mode_callbacks_never_in_a_section_or_another_domains_callback)
 {
-	callbacks_run(1, 0);
-	callbacks_run(1, 256);
+	callbacks_run(1, 0, 0);
+	callbacks_run(1, 256, 0);
+	callbacks_run(1, 0, 1);
+	callbacks_run(1, 256, 1);
 }
 
 /* Cleanup right after a stream: every callback ran, or cleanup reported a leak. */
