@@ -908,6 +908,57 @@ KTEST(callers_mode_callbacks_never_in_a_section_or_another_domains_callback)
 	callbacks_run(1, 256, 1);
 }
 
+/* The throttle alone: producers outside sections, held batches count in the limit. */
+#define THR_LIMIT 64
+#define THR_PROD 3
+static struct ksync_srcu_struct thr_d;
+static unsigned long thr_max;
+static int thr_ran;
+
+static void thr_cb(struct ksync_rcu_head *h)
+{
+	ADD(&thr_ran, 1);
+	free(h);
+}
+
+static void *thr_producer(void *p)
+{
+	(void)p;
+	for (int i = 0; i < 20000; i++) {
+		ksync_call_srcu(&thr_d, (struct ksync_rcu_head *)malloc(sizeof(struct ksync_rcu_head)), thr_cb);
+		unsigned long c = kt_srcu_cb_count(&thr_d);
+		unsigned long m = LD(&thr_max);
+		while (c > m && !__atomic_compare_exchange_n(&thr_max, &m, c, 0, __ATOMIC_SEQ_CST,
+							      __ATOMIC_SEQ_CST))
+			;
+	}
+	return NULL;
+}
+
+KTEST(throttle_bounds_queued_and_held_callbacks)
+{
+	for (int mode = 0; mode < 2; mode++) {
+		pthread_t t[THR_PROD];
+
+		ksync_init_srcu_struct(&thr_d);
+		ksync_srcu_set_cb_in_caller(&thr_d, mode);
+		ksync_srcu_set_cb_limit(&thr_d, THR_LIMIT);
+		thr_max = 0;
+		thr_ran = 0;
+		for (int i = 0; i < THR_PROD; i++)
+			pthread_create(&t[i], NULL, thr_producer, NULL);
+		for (int i = 0; i < THR_PROD; i++)
+			pthread_join(t[i], NULL);
+		ksync_srcu_barrier(&thr_d);
+		KCHECK_EQ(LD(&thr_ran), THR_PROD * 20000);
+		printf("  mode %s: at most %lu queued (limit %d, %d producers)\n", mode ? "callers'" : "default",
+		       LD(&thr_max), THR_LIMIT, THR_PROD);
+		/* Each producer's head may be pushed before it finds the count over the limit. */
+		KCHECK(LD(&thr_max) <= THR_LIMIT + THR_PROD);
+		ksync_cleanup_srcu_struct(&thr_d);
+	}
+}
+
 /* Cleanup right after a stream: every callback ran, or cleanup reported a leak. */
 static int cl_ran;
 static void cl_cb(struct ksync_rcu_head *h)
