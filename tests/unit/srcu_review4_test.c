@@ -688,6 +688,77 @@ KTEST(debug_fast_token_of_another_thread_is_reported_and_ends_nothing)
 }
 #endif
 
+/*
+ * The same race, many times: a domain cleaned up is back to the state of a
+ * static domain never used, so its next first use sets it up again. Readers
+ * (classic and fast) and a synchronize race the set-up; once all readers are
+ * in, a grace period must wait for them.
+ */
+static struct ksync_srcu_struct rr_d;
+static pthread_barrier_t rr_start;
+static int rr_in, rr_release, rr_bad;
+
+static void *rr_reader(void *p)
+{
+	int fast = (int)(intptr_t)p & 1;
+	int idx = 0;
+	struct ksync_srcu_ctr *tok = NULL;
+
+	pthread_barrier_wait(&rr_start);
+	if (fast)
+		tok = ksync_srcu_read_lock_fast(&rr_d);
+	else
+		idx = ksync_srcu_read_lock(&rr_d);
+	if (!ksync_srcu_read_lock_held(&rr_d))
+		ADD(&rr_bad, 1);
+	ADD(&rr_in, 1);
+	KT_POLL_UNTIL(LD(&rr_release));
+	if (fast)
+		ksync_srcu_read_unlock_fast(&rr_d, tok);
+	else
+		ksync_srcu_read_unlock(&rr_d, idx);
+	return NULL;
+}
+
+static void *rr_racing_sync(void *p)
+{
+	(void)p;
+	pthread_barrier_wait(&rr_start);
+	ksync_synchronize_srcu(&rr_d);
+	return NULL;
+}
+
+KTEST(domain_set_up_again_by_racing_first_readers_holds_off_a_grace_period)
+{
+	const int rounds = 100;
+
+	ksync_init_srcu_struct(&rr_d);
+	for (int r = 0; r < rounds; r++) {
+		pthread_t t[NRACE], ts;
+
+		ksync_cleanup_srcu_struct(&rr_d); /* as a static domain never used */
+		KCHECK_EQ(kt_srcu_id(&rr_d), 0);
+		rr_in = rr_release = 0;
+		pthread_barrier_init(&rr_start, NULL, NRACE + 1);
+		for (intptr_t i = 0; i < NRACE; i++)
+			pthread_create(&t[i], NULL, rr_reader, (void *)(i + r));
+		pthread_create(&ts, NULL, rr_racing_sync, NULL);
+		KT_YIELD_UNTIL(LD(&rr_in) == NRACE);
+		/* (The racing synchronize may be waiting for readers that came first.) */
+		struct syncer s;
+		syncer_start(&s, &rr_d);
+		KCHECK(syncer_was_waiting(&s));
+		ST(&rr_release, 1);
+		for (int i = 0; i < NRACE; i++)
+			pthread_join(t[i], NULL);
+		syncer_join(&s);
+		pthread_join(ts, NULL);
+		pthread_barrier_destroy(&rr_start);
+	}
+	KCHECK_EQ(LD(&rr_bad), 0);
+	ksync_cleanup_srcu_struct(&rr_d);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Callbacks: once each, in order per producer, never where they must not run */
 
