@@ -24,6 +24,7 @@
 
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -78,6 +79,24 @@ static inline void kt_yield_for(double seconds)
 			ksync_cpu_relax();                                     \
 		}                                                              \
 	} while (0)
+
+/* Is thread @tid of this process asleep (state S in /proc/self/task/TID/stat)? */
+static inline int kt_thread_sleeps(int tid)
+{
+	char path[64], buf[512];
+	FILE *f;
+	char *p;
+	int sleeps = 0;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')) != NULL)
+		sleeps = p[1] == ' ' && p[2] == 'S';
+	fclose(f);
+	return sleeps;
+}
 
 static const char *kt_watchdog_who = "test";
 

@@ -159,14 +159,8 @@ KTEST(walker_never_sees_its_record_reused_polled)
 	s1->scan_objects = kt_scan_none;
 	s1->private_data = (void *)1;
 	KCHECK_EQ(ksync_shrinker_register(s1), 0); /* first on the list: the walker stops on it */
-	for (int i = 0; i < N - 1; i++) {
-		others[i] = ksync_shrinker_alloc(reg, 0, "other-%d", i);
-		KASSERT(others[i]);
-		others[i]->count_objects = count_tally;
-		others[i]->scan_objects = kt_scan_none;
-		others[i]->private_data = (void *)3;
-		KCHECK_EQ(ksync_shrinker_register(others[i]), 0);
-	}
+	for (int i = 0; i < N - 1; i++)
+		others[i] = kt_stub_shrinker(reg, 0, "other-%d", i, count_tally, (void *)3);
 	ksync_shrinker_set_yield_hook(walker_hook, NULL);
 	KCHECK_EQ(pthread_create(&t, NULL, walker, reg), 0);
 	KT_YIELD_UNTIL(__atomic_load_n(&walker_found, __ATOMIC_SEQ_CST));
@@ -178,40 +172,19 @@ KTEST(walker_never_sees_its_record_reused_polled)
 	register_new_and_release_walker(reg, s1, t);
 }
 
-struct parked_reader {
-	struct ksync_shrinker_registry *reg;
-	int walked, go;
-};
-
-/* Walks once (its slot of the registry's domain), then waits outside any section. */
-static void *parked_reader(void *arg)
-{
-	struct parked_reader *p = (struct parked_reader *)arg;
-
-	ksync_shrink_slab(p->reg, 0, NULL, 0);
-	__atomic_store_n(&p->walked, 1, __ATOMIC_SEQ_CST);
-	KT_YIELD_UNTIL(__atomic_load_n(&p->go, __ATOMIC_SEQ_CST));
-	return NULL;
-}
-
 KTEST(polled_reuse_after_a_grace_period)
 {
 	enum { N = KSYNC_SHRINKER_REUSE_BATCH };
 	struct ksync_shrinker_registry *reg = ksync_shrinker_registry_create(1);
 	static struct ksync_shrinker *s[N];
-	struct parked_reader p = { reg, 0, 0 };
+	struct kt_walked_once p = { reg, 0, 0 };
 	pthread_t t;
 
 	KASSERT(reg);
-	KCHECK_EQ(pthread_create(&t, NULL, parked_reader, &p), 0);
+	KCHECK_EQ(pthread_create(&t, NULL, kt_walk_once_then_wait, &p), 0);
 	KT_YIELD_UNTIL(__atomic_load_n(&p.walked, __ATOMIC_SEQ_CST));
-	for (int i = 0; i < N; i++) {
-		s[i] = ksync_shrinker_alloc(reg, 0, "g-%d", i);
-		KASSERT(s[i]);
-		s[i]->count_objects = kt_count_one;
-		s[i]->scan_objects = kt_scan_none;
-		KCHECK_EQ(ksync_shrinker_register(s[i]), 0);
-	}
+	for (int i = 0; i < N; i++)
+		s[i] = kt_stub_shrinker(reg, 0, "g-%d", i, kt_count_one, NULL);
 	for (int i = 0; i < N; i++)
 		KCHECK_EQ(ksync_shrinker_free(s[i]), 0);
 	/* Any grace period that begins now ends after the group's cookie was taken. */

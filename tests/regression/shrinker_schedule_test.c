@@ -589,24 +589,6 @@ static struct ksync_shrinker_registry *lock_reg;
 static int lock_held, lock_waiter_tid, lock_waiter_done;
 static _Thread_local int is_lock_holder;
 
-/* Is thread @tid asleep (state S in /proc)? */
-static int thread_sleeps(int tid)
-{
-	char path[64], buf[256];
-	FILE *f;
-	char *p;
-	int sleeps = 0;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')) != NULL)
-		sleeps = p[1] == ' ' && p[2] == 'S';
-	fclose(f);
-	return sleeps;
-}
-
 static void lock_hook(int point, void *arg)
 {
 	(void)arg;
@@ -615,7 +597,7 @@ static void lock_hook(int point, void *arg)
 	is_lock_holder = 0;
 	/* Under reg->mutex: let the waiter in, and hold the lock until it sleeps on it. */
 	set_flag(&lock_held);
-	KT_YIELD_UNTIL(get_flag(&lock_waiter_tid) && thread_sleeps(get_flag(&lock_waiter_tid)));
+	KT_YIELD_UNTIL(get_flag(&lock_waiter_tid) && kt_thread_sleeps(get_flag(&lock_waiter_tid)));
 }
 
 static void *lock_waiter(void *arg)
@@ -637,11 +619,7 @@ KTEST(writer_asleep_on_the_lock_is_woken)
 	kt_watchdog("shrinker_schedule_test (a writer asleep on the lock never woken)", 60);
 	lock_reg = ksync_shrinker_registry_create(1);
 	KASSERT(lock_reg);
-	struct ksync_shrinker *s = ksync_shrinker_alloc(lock_reg, 0, "holder");
-	KASSERT(s);
-	s->count_objects = kt_count_one;
-	s->scan_objects = kt_scan_none;
-	KCHECK_EQ(ksync_shrinker_register(s), 0);
+	struct ksync_shrinker *s = kt_stub_shrinker(lock_reg, 0, "holder", 0, kt_count_one, NULL);
 	ksync_shrinker_set_yield_hook(lock_hook, NULL);
 	KCHECK_EQ(pthread_create(&w, NULL, lock_waiter, NULL), 0);
 	is_lock_holder = 1;

@@ -110,20 +110,10 @@ KTEST(group_stamped_during_a_running_grace_period_waits_for_a_later_walker)
 	KASSERT(reg);
 	dom = ksync_shrinker_registry_srcu(reg);
 	kt_watchdog("shrinker_review4 (group stamped during a grace period)", 120);
-	struct ksync_shrinker *s1 = ksync_shrinker_alloc(reg, 0, "old");
-	KASSERT(s1);
-	s1->count_objects = count_mark;
-	s1->scan_objects = kt_scan_none;
-	s1->private_data = (void *)1;
-	KCHECK_EQ(ksync_shrinker_register(s1), 0); /* first on the list: the walker stops on it */
-	for (int i = 0; i < N - 1; i++) {
-		others[i] = ksync_shrinker_alloc(reg, 0, "o-%d", i);
-		KASSERT(others[i]);
-		others[i]->count_objects = count_mark;
-		others[i]->scan_objects = kt_scan_none;
-		others[i]->private_data = (void *)3;
-		KCHECK_EQ(ksync_shrinker_register(others[i]), 0);
-	}
+	/* First on the list: the walker stops on it. */
+	struct ksync_shrinker *s1 = kt_stub_shrinker(reg, 0, "old", 0, count_mark, (void *)1);
+	for (int i = 0; i < N - 1; i++)
+		others[i] = kt_stub_shrinker(reg, 0, "o-%d", i, count_mark, (void *)3);
 
 	/* G1: a grace period that waits for an old reader, past its flip. */
 	memset(&r, 0, sizeof(r));
@@ -186,27 +176,10 @@ static struct ksync_shrinker_registry *lk_reg;
 static int lk_held, lk_tid[NSLEEP], lk_done, lk_slept;
 static _Thread_local int lk_holder;
 
-static int thread_asleep(int tid)
-{
-	char path[64], buf[512];
-	FILE *f;
-	char *p;
-	int s = 0;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')) != NULL)
-		s = p[1] == ' ' && p[2] == 'S';
-	fclose(f);
-	return s;
-}
-
 static int all_asleep(void)
 {
 	for (int i = 0; i < NSLEEP; i++)
-		if (!LD(&lk_tid[i]) || !thread_asleep(LD(&lk_tid[i])))
+		if (!LD(&lk_tid[i]) || !kt_thread_sleeps(LD(&lk_tid[i])))
 			return 0;
 	return 1;
 }
@@ -254,11 +227,7 @@ KTEST(three_writers_asleep_on_the_lock_are_all_woken)
 		ST(&lk_done, 0);
 		for (int i = 0; i < NSLEEP; i++)
 			ST(&lk_tid[i], 0);
-		struct ksync_shrinker *s = ksync_shrinker_alloc(lk_reg, 0, "holder");
-		KASSERT(s);
-		s->count_objects = kt_count_one;
-		s->scan_objects = kt_scan_none;
-		KCHECK_EQ(ksync_shrinker_register(s), 0);
+		struct ksync_shrinker *s = kt_stub_shrinker(lk_reg, 0, "holder", 0, kt_count_one, NULL);
 		ksync_shrinker_set_yield_hook(holder_hook, NULL);
 		for (intptr_t i = 0; i < NSLEEP; i++)
 			KCHECK_EQ(pthread_create(&w[i], NULL, lk_waiter, (void *)i), 0);
@@ -327,21 +296,6 @@ KTEST(contended_writers_with_a_walker_all_finish)
 /* ------------------------------------------------------------------------ */
 /* Destroy with records in the FIFO                                          */
 
-struct walked_once {
-	struct ksync_shrinker_registry *reg;
-	int walked, go;
-};
-
-static void *walk_once_then_wait(void *arg)
-{
-	struct walked_once *p = (struct walked_once *)arg;
-
-	ksync_shrink_slab(p->reg, 0, NULL, 0);
-	ST(&p->walked, 1);
-	KT_YIELD_UNTIL(LD(&p->go));
-	return NULL;
-}
-
 KTEST(destroy_with_records_waiting_in_the_fifo_frees_them)
 {
 	enum { N = KSYNC_SHRINKER_REUSE_BATCH + 37 };
@@ -349,19 +303,14 @@ KTEST(destroy_with_records_waiting_in_the_fifo_frees_them)
 
 	for (int stamped_done = 0; stamped_done < 2; stamped_done++) {
 		struct ksync_shrinker_registry *reg = ksync_shrinker_registry_create(2);
-		struct walked_once p = { reg, 0, 0 };
+		struct kt_walked_once p = { reg, 0, 0 };
 		pthread_t t;
 
 		KASSERT(reg);
-		KCHECK_EQ(pthread_create(&t, NULL, walk_once_then_wait, &p), 0);
+		KCHECK_EQ(pthread_create(&t, NULL, kt_walk_once_then_wait, &p), 0);
 		KT_YIELD_UNTIL(LD(&p.walked)); /* the try now fails: records go to the FIFO */
-		for (int i = 0; i < N; i++) {
-			s[i] = ksync_shrinker_alloc(reg, KSYNC_SHRINKER_NUMA_AWARE, "d-%d", i);
-			KASSERT(s[i]);
-			s[i]->count_objects = kt_count_one;
-			s[i]->scan_objects = kt_scan_none;
-			KCHECK_EQ(ksync_shrinker_register(s[i]), 0);
-		}
+		for (int i = 0; i < N; i++)
+			s[i] = kt_stub_shrinker(reg, KSYNC_SHRINKER_NUMA_AWARE, "d-%d", i, kt_count_one, NULL);
 		for (int i = 0; i < N; i++)
 			KCHECK_EQ(ksync_shrinker_free(s[i]), 0);
 		if (stamped_done)
